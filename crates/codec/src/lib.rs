@@ -1,0 +1,16 @@
+//! cannery-codec: IAA canned deflate for 4 KiB pages, in software.
+//!
+//! The data flows through the modules in this order:
+//! [`lz77`] finds matches within one page and yields [`token::Token`]s;
+//! [`table`] holds code lengths and their canonical codes (and the implied
+//! dynamic block header); [`encode`] turns tokens into fixed, dynamic or
+//! canned streams; [`decode`] turns streams back into bytes or tokens.
+//! [`huffman`] builds optimal length-limited codes from symbol counts, for
+//! dynamic blocks, block headers and the trainer.
+//!
+//! The crate does not read corpora, train tables or talk to hardware.
+
+#![forbid(unsafe_code)]
+
+pub mod constants;
+pub mod token;

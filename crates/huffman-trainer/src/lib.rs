@@ -1,0 +1,1 @@
+//! Turns pages into deflate symbol statistics and trains canned tables.

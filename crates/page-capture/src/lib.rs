@@ -1,0 +1,1 @@
+//! Captures resident anonymous memory pages of live processes into snapshot corpora.

@@ -1,0 +1,4 @@
+//! Subcommand modules of the `cannery` CLI, one per group.
+
+pub mod codec;
+pub mod table;

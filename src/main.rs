@@ -1,0 +1,40 @@
+//! The `cannery` command line: argument parsing and dispatch only.
+//!
+//! Each group of subcommands lives in its own module under `cli/`; the work
+//! itself is done by the library crates.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+
+/// Canned-Huffman table trainer and deflate codec toolkit for Linux memory compression.
+#[derive(Parser)]
+#[command(name = "cannery", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show, import and write tables.
+    #[command(subcommand)]
+    Table(cli::table::TableCommand),
+    /// Compress a file of 4 KiB pages into records.
+    Compress(cli::codec::CompressArgs),
+    /// Decompress records back into pages.
+    Decompress(cli::codec::DecompressArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Table(cmd) => cli::table::run(cmd),
+        Command::Compress(args) => cli::codec::compress(args),
+        Command::Decompress(args) => cli::codec::decompress(args),
+    };
+    if let Err(err) = result {
+        eprintln!("cannery: {err:#}");
+        std::process::exit(1);
+    }
+}
