@@ -31,8 +31,9 @@ pub const NUM_CODE_LEN_SYMBOLS: usize = 19;
 pub const MAX_CODE_LEN_CODE_LEN: u8 = 7;
 
 /// Order in which code-length code lengths are sent (RFC 1951 §3.2.7).
-pub const CODE_LEN_ORDER: [usize; NUM_CODE_LEN_SYMBOLS] =
-    [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+pub const CODE_LEN_ORDER: [usize; NUM_CODE_LEN_SYMBOLS] = [
+    16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
+];
 
 /// Shortest match.
 pub const MIN_MATCH: usize = 3;

@@ -12,5 +12,20 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bitio;
 pub mod constants;
+pub mod decode;
+pub mod encode;
+pub mod huffman;
+pub mod lz77;
+pub mod mode;
+pub mod table;
 pub mod token;
+
+pub use decode::Decoder;
+pub use decode::{CannedDecoder, DecodeError};
+pub use encode::{EncodeError, Encoder, Outcome};
+pub use lz77::Level;
+pub use mode::{Format, Mode};
+pub use table::{CodeLengths, Table, TableError};
+pub use token::Token;

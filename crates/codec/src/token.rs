@@ -57,7 +57,8 @@ pub const DIST_BASE: [u16; 30] = [
 
 /// Extra bits of each distance symbol 0..=29.
 pub const DIST_EXTRA: [u8; 30] = [
-    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
+    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13,
+    13,
 ];
 
 const fn build_length_symbols() -> [u8; MAX_MATCH + 1] {
@@ -177,7 +178,10 @@ mod tests {
             let i = (sym - 257) as usize;
             let (nbits, extra) = length_extra(len);
             assert_eq!(nbits, LENGTH_EXTRA[i]);
-            assert!(extra < (1 << nbits) || (nbits == 0 && extra == 0), "len {len}");
+            assert!(
+                extra < (1 << nbits) || (nbits == 0 && extra == 0),
+                "len {len}"
+            );
             assert_eq!(LENGTH_BASE[i] + extra, len);
         }
         assert_eq!(length_symbol(3), 257);
@@ -205,10 +209,24 @@ mod tests {
     #[test]
     fn expand_handles_overlapping_copies_and_rejects_bad_distances() {
         let mut out = Vec::new();
-        let toks = [Token::Literal(b'a'), Token::Literal(b'b'), Token::Match { length: 5, distance: 2 }];
+        let toks = [
+            Token::Literal(b'a'),
+            Token::Literal(b'b'),
+            Token::Match {
+                length: 5,
+                distance: 2,
+            },
+        ];
         expand(&toks, &mut out).unwrap();
         assert_eq!(out, b"abababa");
         let mut out = Vec::new();
-        assert!(expand(&[Token::Match { length: 3, distance: 1 }], &mut out).is_none());
+        assert!(expand(
+            &[Token::Match {
+                length: 3,
+                distance: 1
+            }],
+            &mut out
+        )
+        .is_none());
     }
 }

@@ -1,0 +1,305 @@
+//! Encoders for one page: fixed (BTYPE=01), dynamic (per-page optimal codes
+//! plus header), canned in IAA wire format (body, end-of-block, zero padding;
+//! no header) and canned as standard raw deflate (the table's implied header,
+//! then the same body).
+//!
+//! An output that would reach the limit (4096 bytes for a page) is reported
+//! as [`Outcome::Incompressible`]: zswap then stores the page raw. No stored
+//! block is ever written. Decoding is in [`crate::decode`].
+
+use crate::bitio::BitWriter;
+use crate::constants::{END_OF_BLOCK, MAX_CODE_LEN, NUM_DIST, NUM_LITLEN, PAGE_SIZE};
+use crate::huffman::limited_code_lengths;
+use crate::lz77::{Costs, Level, MatchFinder};
+pub use crate::mode::{Format, Mode};
+use crate::table::{Alphabet, Table, TableError};
+use crate::token::{dist_extra, dist_symbol, for_each_symbol, length_extra, length_symbol, Token};
+
+/// What became of a page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Compressed to this many bytes (always below the limit).
+    Compressed(usize),
+    /// The output would reach the limit: store the page raw.
+    Incompressible,
+}
+
+/// Why a page could not be encoded at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// Pages are at most 4096 bytes.
+    #[error("input is {len} bytes; a page is at most 4096")]
+    InputTooLarge {
+        /// Its length.
+        len: usize,
+    },
+    /// Canned mode needs a table.
+    #[error("canned mode needs a table")]
+    TableRequired,
+    /// The table cannot code a symbol some page may need.
+    #[error("table has no code for {alphabet} symbol {symbol}, which pages may need")]
+    TableNotEncodable {
+        /// The alphabet concerned.
+        alphabet: Alphabet,
+        /// The symbol.
+        symbol: usize,
+    },
+    /// The table's header would not be accepted by standard inflaters.
+    #[error(
+        "table's codes are incomplete, so its header is not standard deflate; use --format iaa"
+    )]
+    TableNotStandard,
+    /// A table could not be built (internal: per-page dynamic codes).
+    #[error(transparent)]
+    Table(#[from] TableError),
+}
+
+/// Appends the codes of `tokens` and the end-of-block code to `w`. Stops
+/// early (returning false) once the output reaches `limit` bytes.
+pub fn write_tokens(w: &mut BitWriter<'_>, tokens: &[Token], table: &Table, limit: usize) -> bool {
+    let l = table.lengths();
+    let ll_code = table.litlen_codes_reversed();
+    let d_code = table.dist_codes_reversed();
+    for (n, &t) in tokens.iter().enumerate() {
+        match t {
+            Token::Literal(b) => {
+                w.put(ll_code[b as usize] as u32, l.litlen[b as usize] as u32);
+            }
+            Token::Match { length, distance } => {
+                let s = length_symbol(length) as usize;
+                let (ebits, eval) = length_extra(length);
+                let len = l.litlen[s] as u32;
+                w.put(ll_code[s] as u32 | (eval as u32) << len, len + ebits as u32);
+                let ds = dist_symbol(distance) as usize;
+                let (dbits, dval) = dist_extra(distance);
+                let dlen = l.dist[ds] as u32;
+                w.put(
+                    d_code[ds] as u32 | (dval as u32) << dlen,
+                    dlen + dbits as u32,
+                );
+            }
+        }
+        if n % 16 == 0 && w.byte_len() >= limit {
+            return false;
+        }
+    }
+    let eob = END_OF_BLOCK as usize;
+    w.put(ll_code[eob] as u32, l.litlen[eob] as u32);
+    w.byte_len() < limit
+}
+
+/// Symbol counts of a token sequence (one end-of-block included).
+pub fn count_symbols(tokens: &[Token], litlen: &mut [u64; NUM_LITLEN], dist: &mut [u64; NUM_DIST]) {
+    for_each_symbol(tokens, |ll, d| {
+        litlen[ll as usize] += 1;
+        if let Some(d) = d {
+            dist[d as usize] += 1;
+        }
+    });
+}
+
+/// The optimal table for one page's tokens: package-merge lengths ≤ 15,
+/// completed so standard inflaters accept its header.
+pub fn dynamic_table(tokens: &[Token]) -> Result<Table, TableError> {
+    let mut ll = [0u64; NUM_LITLEN];
+    let mut d = [0u64; NUM_DIST];
+    count_symbols(tokens, &mut ll, &mut d);
+    // A code needs two symbols to be complete: add a spare where fewer are used.
+    for counts in [&mut ll[..], &mut d[..]] {
+        let mut spare = 0;
+        while counts.iter().filter(|&&c| c > 0).count() < 2 {
+            if counts[spare] == 0 {
+                counts[spare] = 1;
+            }
+            spare += 1;
+        }
+    }
+    Table::from_lengths(
+        &limited_code_lengths(&ll, MAX_CODE_LEN),
+        &limited_code_lengths(&d, MAX_CODE_LEN),
+    )
+}
+
+/// Compresses pages in one mode, format and level, reusing its buffers.
+#[derive(Debug)]
+pub struct Encoder {
+    mode: Mode,
+    format: Format,
+    level: Level,
+    table: Table,
+    costs: Costs,
+    limit: usize,
+    finder: MatchFinder,
+    tokens: Vec<Token>,
+}
+
+impl Encoder {
+    /// An encoder for `mode`; `table` is required for canned mode (and
+    /// ignored otherwise). `format` matters for canned mode only.
+    pub fn new(
+        mode: Mode,
+        format: Format,
+        level: Level,
+        table: Option<&Table>,
+    ) -> Result<Encoder, EncodeError> {
+        let table = match mode {
+            Mode::Canned => {
+                let t = table.ok_or(EncodeError::TableRequired)?;
+                if let Some((alphabet, symbol)) = t.first_uncoded_symbol() {
+                    return Err(EncodeError::TableNotEncodable { alphabet, symbol });
+                }
+                if format == Format::Deflate && !t.is_standard() && !t.is_fixed_code() {
+                    return Err(EncodeError::TableNotStandard);
+                }
+                t.clone()
+            }
+            Mode::Fixed | Mode::Dynamic => Table::fixed(),
+        };
+        let costs = Costs::from_lengths(table.lengths());
+        Ok(Encoder {
+            mode,
+            format,
+            level,
+            table,
+            costs,
+            limit: PAGE_SIZE,
+            finder: MatchFinder::new(),
+            tokens: Vec::with_capacity(PAGE_SIZE),
+        })
+    }
+
+    /// Sets the output limit: outputs of this many bytes or more are
+    /// incompressible (default 4096, zswap's rule).
+    pub fn with_limit(mut self, limit: usize) -> Encoder {
+        self.limit = limit;
+        self
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The table in use (the fixed code for fixed and dynamic modes).
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The tokens of the last page compressed.
+    pub fn last_tokens(&self) -> &[Token] {
+        &self.tokens
+    }
+
+    /// Compresses one page (≤ 4096 bytes) into `out` (cleared first).
+    /// On [`Outcome::Incompressible`] the contents of `out` are unspecified.
+    pub fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Outcome, EncodeError> {
+        if page.len() > PAGE_SIZE {
+            return Err(EncodeError::InputTooLarge { len: page.len() });
+        }
+        out.clear();
+        match self.mode {
+            Mode::Fixed | Mode::Canned => {
+                self.finder
+                    .parse(page, self.level, Some(&self.costs), &mut self.tokens);
+                let mut w = BitWriter::new(out);
+                if self.mode == Mode::Fixed
+                    || (self.format == Format::Deflate && self.table.is_fixed_code())
+                {
+                    w.put(1, 1);
+                    w.put(1, 2);
+                } else if self.format == Format::Deflate {
+                    let h = self.table.header();
+                    w.put_bytes_bits(&h.bytes, h.bits);
+                }
+                let fits = write_tokens(&mut w, &self.tokens, &self.table, self.limit);
+                w.finish();
+                Ok(self.outcome(fits, out))
+            }
+            Mode::Dynamic => {
+                let first = if self.level == Level::Best {
+                    Level::Default
+                } else {
+                    self.level
+                };
+                self.finder.parse(page, first, None, &mut self.tokens);
+                let mut table = dynamic_table(&self.tokens)?;
+                if self.level == Level::Best {
+                    // Re-parse with the page's own code lengths as costs.
+                    let costs = Costs::from_lengths(table.lengths());
+                    self.finder
+                        .parse(page, Level::Best, Some(&costs), &mut self.tokens);
+                    table = dynamic_table(&self.tokens)?;
+                }
+                let mut w = BitWriter::new(out);
+                let h = table.header();
+                w.put_bytes_bits(&h.bytes, h.bits);
+                let fits = write_tokens(&mut w, &self.tokens, &table, self.limit);
+                w.finish();
+                Ok(self.outcome(fits, out))
+            }
+        }
+    }
+
+    fn outcome(&self, fits: bool, out: &[u8]) -> Outcome {
+        if fits && out.len() < self.limit {
+            Outcome::Compressed(out.len())
+        } else {
+            Outcome::Incompressible
+        }
+    }
+}
+
+/// Re-encodes tokens as a canned body with `table` (IAA wire format), with
+/// no limit: the inverse of [`crate::decode::CannedDecoder::tokens`].
+pub fn encode_canned_tokens(tokens: &[Token], table: &Table) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut w = BitWriter::new(&mut out);
+    write_tokens(&mut w, tokens, table, usize::MAX);
+    w.finish();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dynamic_tables_are_complete_even_for_tiny_pages() {
+        for page in [&b""[..], b"a", b"aaaa", b"ab"] {
+            let mut mf = MatchFinder::new();
+            let mut toks = Vec::new();
+            mf.parse(page, Level::Fast, None, &mut toks);
+            let t = dynamic_table(&toks).unwrap();
+            assert!(t.is_standard(), "{page:?}");
+        }
+    }
+
+    #[test]
+    fn canned_needs_an_encodable_table() {
+        assert_eq!(
+            Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, None).unwrap_err(),
+            EncodeError::TableRequired
+        );
+        let mut l = *Table::kernel_2024().lengths();
+        l.litlen[200] = 0;
+        let t = Table::from_lengths(&l.litlen, &l.dist).unwrap();
+        assert_eq!(
+            Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(&t)).unwrap_err(),
+            EncodeError::TableNotEncodable {
+                alphabet: Alphabet::LitLen,
+                symbol: 200
+            }
+        );
+    }
+
+    #[test]
+    fn oversized_input_is_an_error() {
+        let mut e = Encoder::new(Mode::Fixed, Format::Deflate, Level::Fast, None).unwrap();
+        let mut out = Vec::new();
+        assert_eq!(
+            e.compress(&[0; 4097], &mut out),
+            Err(EncodeError::InputTooLarge { len: 4097 })
+        );
+    }
+}
