@@ -1,1 +1,4 @@
-//! Turns pages into deflate symbol statistics and trains canned tables.
+//! cannery-trainer: turns pages into deflate symbol statistics and trains
+//! canned tables; evaluates them against the compressors in [`peers`].
+
+pub mod peers;

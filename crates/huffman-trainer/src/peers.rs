@@ -1,0 +1,290 @@
+//! The compressors zswap users pick, behind one page-at-a-time interface, so
+//! evaluation, the zswap simulator and the benchmarks measure every codec the
+//! same way: zstd (with or without a dictionary), lz4 (lz4_flex and liblz4),
+//! libdeflate, zlib (through flate2) and miniz_oxide.
+//!
+//! Each peer compresses one page on its own (no state carried between pages)
+//! and follows zswap's rule: an output of 4096 bytes or more is
+//! incompressible. This module does not know about canned tables; cannery's
+//! own modes are in `cannery_codec`.
+
+use std::fmt;
+
+use cannery_codec::constants::PAGE_SIZE;
+
+/// Which peer compressor, at which level.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PeerKind {
+    /// zstd at a level, no dictionary.
+    Zstd(i32),
+    /// zstd at a level with a dictionary (trained on training pages).
+    ZstdDict(i32),
+    /// lz4_flex block format (pure Rust).
+    Lz4Flex,
+    /// liblz4 block format (the C library).
+    Lz4,
+    /// libdeflate raw deflate at a level (1..=12).
+    Libdeflate(i32),
+    /// zlib raw deflate through flate2 at a level (0..=9).
+    Zlib(u32),
+    /// miniz_oxide raw deflate at a level (0..=10).
+    Miniz(u8),
+}
+
+impl fmt::Display for PeerKind {
+    /// The name used in reports and JSON, e.g. `zstd-1`, `libdeflate-6`, `lz4`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PeerKind::Zstd(l) => write!(f, "zstd-{l}"),
+            PeerKind::ZstdDict(l) => write!(f, "zstd-{l}-dict"),
+            PeerKind::Lz4Flex => write!(f, "lz4-flex"),
+            PeerKind::Lz4 => write!(f, "lz4"),
+            PeerKind::Libdeflate(l) => write!(f, "libdeflate-{l}"),
+            PeerKind::Zlib(l) => write!(f, "zlib-{l}"),
+            PeerKind::Miniz(l) => write!(f, "miniz-{l}"),
+        }
+    }
+}
+
+/// Why a peer failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PeerError {
+    /// A dictionary peer was created without a dictionary.
+    #[error("{0} needs a dictionary")]
+    NeedsDictionary(String),
+    /// The library reported an error.
+    #[error("{peer}: {message}")]
+    Library {
+        /// The peer.
+        peer: String,
+        /// What it said.
+        message: String,
+    },
+}
+
+enum Engine {
+    Zstd {
+        c: zstd::bulk::Compressor<'static>,
+        d: zstd::bulk::Decompressor<'static>,
+    },
+    Lz4Flex,
+    Lz4,
+    Libdeflate {
+        c: libdeflater::Compressor,
+        d: libdeflater::Decompressor,
+    },
+    Zlib(u32),
+    Miniz(u8),
+}
+
+/// One peer compressor with its reusable state.
+pub struct Peer {
+    kind: PeerKind,
+    engine: Engine,
+}
+
+impl fmt::Debug for Peer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Peer({})", self.kind)
+    }
+}
+
+fn lib_err(kind: &PeerKind, e: impl fmt::Display) -> PeerError {
+    PeerError::Library {
+        peer: kind.to_string(),
+        message: e.to_string(),
+    }
+}
+
+impl Peer {
+    /// A peer; `dictionary` is used by [`PeerKind::ZstdDict`] only.
+    pub fn new(kind: PeerKind, dictionary: Option<&[u8]>) -> Result<Peer, PeerError> {
+        let engine = match &kind {
+            PeerKind::Zstd(l) => Engine::Zstd {
+                c: zstd::bulk::Compressor::new(*l).map_err(|e| lib_err(&kind, e))?,
+                d: zstd::bulk::Decompressor::new().map_err(|e| lib_err(&kind, e))?,
+            },
+            PeerKind::ZstdDict(l) => {
+                let dict =
+                    dictionary.ok_or_else(|| PeerError::NeedsDictionary(kind.to_string()))?;
+                Engine::Zstd {
+                    c: zstd::bulk::Compressor::with_dictionary(*l, dict)
+                        .map_err(|e| lib_err(&kind, e))?,
+                    d: zstd::bulk::Decompressor::with_dictionary(dict)
+                        .map_err(|e| lib_err(&kind, e))?,
+                }
+            }
+            PeerKind::Lz4Flex => Engine::Lz4Flex,
+            PeerKind::Lz4 => Engine::Lz4,
+            PeerKind::Libdeflate(l) => Engine::Libdeflate {
+                c: libdeflater::Compressor::new(
+                    libdeflater::CompressionLvl::new(*l)
+                        .map_err(|e| lib_err(&kind, format!("{e:?}")))?,
+                ),
+                d: libdeflater::Decompressor::new(),
+            },
+            PeerKind::Zlib(l) => Engine::Zlib(*l),
+            PeerKind::Miniz(l) => Engine::Miniz(*l),
+        };
+        Ok(Peer { kind, engine })
+    }
+
+    /// Which peer this is.
+    pub fn kind(&self) -> &PeerKind {
+        &self.kind
+    }
+
+    /// Compresses one page into `out` (cleared first); `None` if the output
+    /// would be 4096 bytes or more (incompressible, stored raw by zswap).
+    pub fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Option<usize>, PeerError> {
+        out.clear();
+        let kind = &self.kind;
+        match &mut self.engine {
+            Engine::Zstd { c, .. } => {
+                out.resize(zstd::zstd_safe::compress_bound(page.len()), 0);
+                let n = c
+                    .compress_to_buffer(page, &mut out[..])
+                    .map_err(|e| lib_err(kind, e))?;
+                out.truncate(n);
+            }
+            Engine::Lz4Flex => {
+                out.resize(lz4_flex::block::get_maximum_output_size(page.len()), 0);
+                let n = lz4_flex::block::compress_into(page, out).map_err(|e| lib_err(kind, e))?;
+                out.truncate(n);
+            }
+            Engine::Lz4 => {
+                *out = lz4::block::compress(page, None, false).map_err(|e| lib_err(kind, e))?;
+            }
+            Engine::Libdeflate { c, .. } => {
+                out.resize(c.deflate_compress_bound(page.len()), 0);
+                let n = c
+                    .deflate_compress(page, out)
+                    .map_err(|e| lib_err(kind, format!("{e:?}")))?;
+                out.truncate(n);
+            }
+            Engine::Zlib(l) => {
+                let mut c = flate2::Compress::new(flate2::Compression::new(*l), false);
+                out.reserve(page.len() + 64);
+                c.compress_vec(page, out, flate2::FlushCompress::Finish)
+                    .map_err(|e| lib_err(kind, e))?;
+            }
+            Engine::Miniz(l) => {
+                *out = miniz_oxide::deflate::compress_to_vec(page, *l);
+            }
+        }
+        Ok(if out.len() >= PAGE_SIZE {
+            None
+        } else {
+            Some(out.len())
+        })
+    }
+
+    /// Decompresses one page compressed by [`Peer::compress`] into `out`
+    /// (whose length is the page size); returns the bytes produced.
+    pub fn decompress(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, PeerError> {
+        let kind = &self.kind;
+        match &mut self.engine {
+            Engine::Zstd { d, .. } => d
+                .decompress_to_buffer(data, out)
+                .map_err(|e| lib_err(kind, e)),
+            Engine::Lz4Flex => {
+                lz4_flex::block::decompress_into(data, out).map_err(|e| lib_err(kind, e))
+            }
+            Engine::Lz4 => {
+                let v = lz4::block::decompress(data, Some(out.len() as i32))
+                    .map_err(|e| lib_err(kind, e))?;
+                out[..v.len()].copy_from_slice(&v);
+                Ok(v.len())
+            }
+            Engine::Libdeflate { d, .. } => d
+                .deflate_decompress(data, out)
+                .map_err(|e| lib_err(kind, format!("{e:?}"))),
+            Engine::Zlib(_) => {
+                let mut d = flate2::Decompress::new(false);
+                d.decompress(data, out, flate2::FlushDecompress::Finish)
+                    .map_err(|e| lib_err(kind, e))?;
+                Ok(d.total_out() as usize)
+            }
+            Engine::Miniz(_) => {
+                let v = miniz_oxide::inflate::decompress_to_vec_with_limit(data, out.len())
+                    .map_err(|e| lib_err(kind, format!("{:?}", e.status)))?;
+                out[..v.len()].copy_from_slice(&v);
+                Ok(v.len())
+            }
+        }
+    }
+}
+
+/// Trains a zstd dictionary of at most `max_size` bytes on `pages`
+/// (zstd's own trainer). `None` when zstd finds too little to learn from,
+/// so callers can report it rather than fail.
+pub fn train_zstd_dictionary(pages: &[&[u8]], max_size: usize) -> Option<Vec<u8>> {
+    zstd::dict::from_samples(pages, max_size).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_page(seed: u8) -> Vec<u8> {
+        (0..PAGE_SIZE)
+            .map(|i| {
+                if i % 64 < 40 {
+                    (i / 64) as u8 ^ seed
+                } else {
+                    (i * 7) as u8
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_peer_round_trips_a_page() {
+        let pages: Vec<Vec<u8>> = (0..64).map(sample_page).collect();
+        let refs: Vec<&[u8]> = pages.iter().map(|p| &p[..]).collect();
+        let dict = train_zstd_dictionary(&refs, 4096);
+        let kinds = [
+            PeerKind::Zstd(1),
+            PeerKind::Zstd(3),
+            PeerKind::Lz4Flex,
+            PeerKind::Lz4,
+            PeerKind::Libdeflate(1),
+            PeerKind::Libdeflate(6),
+            PeerKind::Zlib(6),
+            PeerKind::Miniz(1),
+        ];
+        for kind in kinds
+            .into_iter()
+            .chain(dict.as_ref().map(|_| PeerKind::ZstdDict(1)))
+        {
+            let mut p = Peer::new(kind.clone(), dict.as_deref()).unwrap();
+            let mut out = Vec::new();
+            let n = p
+                .compress(&pages[3], &mut out)
+                .unwrap()
+                .expect("compressible");
+            assert!(n < PAGE_SIZE / 2, "{kind}: {n}");
+            let mut back = vec![0u8; PAGE_SIZE];
+            assert_eq!(p.decompress(&out, &mut back).unwrap(), PAGE_SIZE, "{kind}");
+            assert_eq!(back, pages[3], "{kind}");
+        }
+    }
+
+    #[test]
+    fn random_pages_are_incompressible_for_every_peer() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let page: Vec<u8> = (0..PAGE_SIZE)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        for kind in [PeerKind::Zstd(1), PeerKind::Lz4, PeerKind::Libdeflate(6)] {
+            let mut p = Peer::new(kind, None).unwrap();
+            assert_eq!(p.compress(&page, &mut Vec::new()).unwrap(), None);
+        }
+    }
+}
