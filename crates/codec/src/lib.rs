@@ -12,6 +12,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod bitio;
 pub mod constants;
 pub mod decode;
@@ -22,6 +23,9 @@ pub mod mode;
 pub mod table;
 pub mod token;
 
+pub use batch::{
+    BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor, UnitStatus,
+};
 pub use decode::Decoder;
 pub use decode::{CannedDecoder, DecodeError};
 pub use encode::{EncodeError, Encoder, Outcome};
