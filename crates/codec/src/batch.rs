@@ -474,6 +474,12 @@ pub struct CompressedBatch<'a, C: PageCompressor> {
     owner: &'a BatchCompressor<C>,
 }
 
+impl<C: PageCompressor> fmt::Debug for CompressedBatch<'_, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter().map(|(s, _)| s)).finish()
+    }
+}
+
 impl<'a, C: PageCompressor> CompressedBatch<'a, C> {
     /// Units in the batch.
     pub fn len(&self) -> usize {
@@ -708,6 +714,12 @@ impl<D: PageDecompressor> BatchDecompressor<D> {
 /// The statuses of one decompression call, valid until the next call.
 pub struct DecompressedBatch<'a, D: PageDecompressor> {
     owner: &'a BatchDecompressor<D>,
+}
+
+impl<D: PageDecompressor> fmt::Debug for DecompressedBatch<'_, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 impl<'a, D: PageDecompressor> DecompressedBatch<'a, D> {
