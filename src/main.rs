@@ -24,6 +24,8 @@ enum Command {
     Compress(cli::codec::CompressArgs),
     /// Decompress records back into pages.
     Decompress(cli::codec::DecompressArgs),
+    /// Replay a corpus as zswap stores and loads it, through the batch path.
+    ZswapSim(cli::zswap_sim::ZswapSimArgs),
 }
 
 fn main() {
@@ -32,6 +34,7 @@ fn main() {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
+        Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
     };
     if let Err(err) = result {
         eprintln!("cannery: {err:#}");

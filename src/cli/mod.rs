@@ -2,3 +2,4 @@
 
 pub mod codec;
 pub mod table;
+pub mod zswap_sim;
