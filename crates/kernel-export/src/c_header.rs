@@ -330,6 +330,12 @@ fn registration(opts: &KernelOptions, fixed: bool) -> String {
     let up = n.to_ascii_uppercase();
     let mut s = String::new();
     let mut intro: Vec<String> = match opts.api {
+        Api::Mainline if fixed => vec![
+            "Registration for mainline iaa_crypto: add_iaa_compression_mode() with 7".into(),
+            "arguments (since \"crypto: iaa - Remove header table code\", Jan 2024).".into(),
+            "Call iaa_aecs_init_{n}() before any IAA device is probed (the driver".into(),
+            "returns -EBUSY otherwise).".into(),
+        ],
         Api::Mainline => vec![
             "Registration for mainline iaa_crypto: add_iaa_compression_mode() with 7".into(),
             "arguments (since \"crypto: iaa - Remove header table code\", Jan 2024).".into(),
@@ -337,6 +343,13 @@ fn registration(opts: &KernelOptions, fixed: bool) -> String {
             "decompress this mode's header-less pages: the header above is".into(),
             "informational here. Call iaa_aecs_init_{n}() before any IAA device is".into(),
             "probed (the driver returns -EBUSY otherwise).".into(),
+        ],
+        Api::HeaderTable if fixed => vec![
+            "Registration for the iaa_crypto of the canned patch series (\"crypto: Add".into(),
+            "new compression modes for zlib and IAA\", 2024): add_iaa_compression_mode()".into(),
+            "with 10 arguments; the fixed code passes no header (NULL, 0, 0), as the".into(),
+            "kernel's fixed mode does. Call iaa_aecs_init_{n}() before any IAA device".into(),
+            "is probed.".into(),
         ],
         Api::HeaderTable => vec![
             "Registration for the iaa_crypto of the canned patch series (\"crypto: Add".into(),
