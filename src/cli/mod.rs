@@ -1,4 +1,5 @@
 //! Subcommand modules of the `cannery` CLI, one per group.
 
 pub mod codec;
+pub mod export;
 pub mod table;
