@@ -161,24 +161,23 @@ fn check(table: &Table, label: &str, api: Api) {
     let d = indexed(&out, "d");
     assert_eq!((ll.len(), d.len()), (286, 30), "{ctx}");
     let l = table.lengths();
-    for s in 0..286 {
-        assert_eq!(ll[s] >> 19, 0, "{ctx} ll {s}");
-        assert_eq!((ll[s] >> 15) as u8, l.litlen[s], "{ctx} ll {s}");
-        let code = if l.litlen[s] > 0 {
-            table.litlen_codes()[s]
-        } else {
-            0
+    for (s, &v) in ll.iter().enumerate() {
+        assert_eq!(v >> 19, 0, "{ctx} ll {s}");
+        assert_eq!((v >> 15) as u8, l.litlen[s], "{ctx} ll {s}");
+        let code = match l.litlen[s] {
+            0 => 0,
+            _ => table.litlen_codes()[s],
         };
-        assert_eq!(ll[s] & 0x7fff, code as u64, "{ctx} ll {s}");
+        assert_eq!(v & 0x7fff, code as u64, "{ctx} ll {s}");
     }
-    for s in 0..30 {
-        assert_eq!((d[s] >> 15) as u8, l.dist[s], "{ctx} d {s}");
-        let code = if l.dist[s] > 0 {
-            table.dist_codes()[s]
-        } else {
-            0
+    for (s, &v) in d.iter().enumerate() {
+        assert_eq!(v >> 19, 0, "{ctx} d {s}");
+        assert_eq!((v >> 15) as u8, l.dist[s], "{ctx} d {s}");
+        let code = match l.dist[s] {
+            0 => 0,
+            _ => table.dist_codes()[s],
         };
-        assert_eq!(d[s] & 0x7fff, code as u64, "{ctx} d {s}");
+        assert_eq!(v & 0x7fff, code as u64, "{ctx} d {s}");
     }
 
     if table.is_fixed_code() {
