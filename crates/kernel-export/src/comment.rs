@@ -62,7 +62,7 @@ pub(crate) fn provenance_lines(table: &Table, generator: &str, command: &str) ->
     if p.ratios.is_empty() {
         lines.push("Ratios:       (not recorded)".into());
     } else {
-        lines.push("Ratios (held-out pages):".into());
+        lines.push("Ratios (as recorded in the table):".into());
         for (k, v) in &p.ratios {
             lines.push(format!("  {}: {}", sanitize(k), v));
         }

@@ -15,7 +15,7 @@
  *   max_code_len: 15
  *   pages: 32
  *   smoothing: "+1 on every symbol"
- * Ratios (held-out pages):
+ * Ratios (as recorded in the table):
  *   canned: 3.5089
  *
  * Literal/length code: 286 of 286 symbols coded, lengths 3..12.
