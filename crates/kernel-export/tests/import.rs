@@ -208,3 +208,53 @@ fn structural_errors() {
         "HEADER_SIZE_IN_BITS is defined but there is no header array"
     );
 }
+
+#[test]
+fn garbage_and_mutations_never_panic() {
+    // Random edits of a valid file (digits, braces, commas, comment markers,
+    // deletions) must give Ok or a typed error, never a panic.
+    let base = patch_2024().into_bytes();
+    let ours = kernel_header(&Table::kernel_2024(), &KernelOptions::new("c"))
+        .unwrap()
+        .into_bytes();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    const ALPHABET: &[u8] = b"0123456789abcdefxX{}[],;=/*\"' \n#u";
+    for round in 0..3000 {
+        let mut t = if round % 2 == 0 {
+            base.clone()
+        } else {
+            ours.clone()
+        };
+        for _ in 0..(1 + next() % 4) {
+            let at = (next() as usize) % t.len();
+            match next() % 3 {
+                0 => t[at] = ALPHABET[(next() as usize) % ALPHABET.len()],
+                1 => {
+                    t.remove(at);
+                }
+                _ => t.insert(at, ALPHABET[(next() as usize) % ALPHABET.len()]),
+            }
+        }
+        let text = String::from_utf8_lossy(&t);
+        let _ = table_from_kernel_header(&text);
+    }
+    for s in [
+        "",
+        "{",
+        "x[",
+        "x[] = {",
+        "x_ll_iaa[] = { 0x",
+        "/*",
+        "\"",
+        "#define",
+        "a[]={1,}",
+    ] {
+        let _ = table_from_kernel_header(s);
+    }
+}
