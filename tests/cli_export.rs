@@ -99,9 +99,14 @@ fn every_api_and_table_files_work() {
             api,
         ]);
         assert!(o.status.success(), "{api}: {}", stderr(&o));
-        let text = String::from_utf8(o.stdout).unwrap();
+        let text = String::from_utf8(o.stdout.clone()).unwrap();
         assert!(text.contains("static const u32 wide_ll_iaa[286]"), "{api}");
         assert!(text.contains("#define WIDE_HEADER_SIZE_IN_BITS"), "{api}");
+        assert_eq!(
+            stderr(&o).contains("the header in the file is informational"),
+            api == "mainline",
+            "{api}"
+        );
     }
     let o = cannery(&[
         "export",

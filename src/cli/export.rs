@@ -103,7 +103,15 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
         ExportCommand::Kernel(a) => {
             let table = load_table(&a.table)?;
             let opts = KernelOptions::new(a.name).with_api(a.api);
-            write_text(a.out.as_deref(), &c_header::kernel_header(&table, &opts)?)
+            let text = c_header::kernel_header(&table, &opts)?;
+            if a.api == Api::Mainline && !table.is_fixed_code() {
+                eprintln!(
+                    "cannery: note: mainline add_iaa_compression_mode() takes no header, so IAA \
+                     cannot be programmed to decompress this mode's pages; the header in the \
+                     file is informational (use --api header-table for the canned patches)"
+                );
+            }
+            write_text(a.out.as_deref(), &text)
         }
         ExportCommand::FixedKernel(a) => {
             let opts = KernelOptions::new(a.name).with_api(a.api);
