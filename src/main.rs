@@ -24,6 +24,9 @@ enum Command {
     Compress(cli::codec::CompressArgs),
     /// Decompress records back into pages.
     Decompress(cli::codec::DecompressArgs),
+    /// Write a table for the kernel iaa_crypto driver, QPL or ISA-L.
+    #[command(subcommand)]
+    Export(cli::export::ExportCommand),
     /// Replay a corpus as zswap stores and loads it, through the batch path.
     ZswapSim(cli::zswap_sim::ZswapSimArgs),
 }
@@ -34,6 +37,7 @@ fn main() {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
+        Command::Export(cmd) => cli::export::run(cmd),
         Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
     };
     if let Err(err) = result {

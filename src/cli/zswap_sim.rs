@@ -48,7 +48,7 @@ use cannery_codec::batch::{
     MAX_BATCH_SIZE,
 };
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome};
 use cannery_trainer::peers::{Peer, PeerError, PeerKind};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -728,19 +728,6 @@ fn load_corpus(files: &[PathBuf], max_pages: Option<usize>) -> anyhow::Result<Ve
     Ok(all)
 }
 
-fn load_table(spec: &str) -> anyhow::Result<Table> {
-    if let Some(t) = Table::builtin(spec) {
-        return Ok(t);
-    }
-    let bytes = std::fs::read(spec).with_context(|| {
-        format!(
-            "table {spec:?} is neither a built-in ({}) nor a readable file",
-            Table::BUILTIN_NAMES.join(", ")
-        )
-    })?;
-    Table::from_bytes(&bytes).with_context(|| format!("cannot load table {spec}"))
-}
-
 /// Runs `cannery zswap-sim`.
 pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
     let files = corpus_files(&args.corpus)?;
@@ -772,7 +759,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         SimMode::Zstd | SimMode::Lz4 => (None, Format::Deflate),
     };
     let table = match (args.mode, &args.table) {
-        (SimMode::Canned, Some(spec)) => Some(load_table(spec)?),
+        (SimMode::Canned, Some(spec)) => Some(super::load_table(spec)?),
         (SimMode::Canned, None) => bail!("canned mode needs --table (a built-in name or a file)"),
         _ => None,
     };
