@@ -30,8 +30,10 @@
 //! with room for a full batch and reused; the units of a call are gathered in
 //! an array on the stack. Only a codec that allocates on its own (dynamic
 //! mode builds a table per page; some peer libraries return fresh vectors),
-//! an error value, or an oversized (invalid) unit allocates. The
-//! `cannery-benches` package checks this with a counting global allocator.
+//! an error value, or an oversized (invalid) unit allocates; std's channels
+//! also allocate once per channel side the first time that side blocks.
+//! The `cannery-benches` package checks this with a counting global
+//! allocator (`tests/no_alloc.rs`).
 //!
 //! Not here: policy (what to do with incompressible pages, pools, same-filled
 //! pages: see `cannery zswap-sim`), hardware queues (a QPL backend would
