@@ -1,0 +1,208 @@
+//! Finds secret-looking strings in captured memory: private key blocks,
+//! `Authorization: Bearer` headers, well-known token formats (GitHub, Slack,
+//! GitLab, AWS access key ids) and `NAME=value` variables whose name ends in
+//! KEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIALS.
+//!
+//! Snapshots hold raw process memory, so they can hold whatever secrets the
+//! process held. This scanner is a safety net for reviewing a corpus before
+//! sharing it (`cannery corpus scan-secrets`) and, with `--redact-secrets`, a
+//! capture-time filter that drops matching pages. It is a heuristic: it can
+//! miss secrets in unknown formats and flag harmless text. Matches report an
+//! offset and a short preview, never the whole secret.
+
+use serde::Serialize;
+
+/// What kind of secret-looking string was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum SecretKind {
+    /// A `-----BEGIN ... PRIVATE KEY` block.
+    PrivateKey,
+    /// An `Authorization: Bearer` header.
+    BearerToken,
+    /// A token in a well-known vendor format.
+    TokenFormat,
+    /// A `NAME=value` assignment with a secret-sounding name.
+    SecretVariable,
+}
+
+/// One match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Byte offset of the match in the scanned buffer.
+    pub offset: usize,
+    /// The kind of match.
+    pub kind: SecretKind,
+    /// The first few characters, the rest elided.
+    pub preview: String,
+}
+
+fn is_token_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'~')
+}
+
+fn is_name_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn starts_with_ci(hay: &[u8], needle: &[u8]) -> bool {
+    hay.len() >= needle.len() && hay[..needle.len()].eq_ignore_ascii_case(needle)
+}
+
+fn preview(buf: &[u8], at: usize) -> String {
+    let end = (at + 12).min(buf.len());
+    let shown: String = buf[at..end]
+        .iter()
+        .map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { '.' })
+        .collect();
+    format!("{shown}...")
+}
+
+fn run_len(buf: &[u8], from: usize, pred: impl Fn(u8) -> bool) -> usize {
+    buf.get(from..).map_or(0, |s| s.iter().take_while(|&&b| pred(b)).count())
+}
+
+const TOKEN_PREFIXES: &[(&[u8], usize, bool)] = &[
+    // (prefix, minimum length of what follows, followers may include '_' and '-')
+    (b"ghp_", 30, false),
+    (b"gho_", 30, false),
+    (b"ghs_", 30, false),
+    (b"ghu_", 30, false),
+    (b"github_pat_", 40, true),
+    (b"glpat-", 20, true),
+    (b"xoxb-", 20, true),
+    (b"xoxp-", 20, true),
+    (b"sk_live_", 24, false),
+];
+
+const SECRET_NAME_ENDINGS: &[&[u8]] = &[
+    b"KEY",
+    b"TOKEN",
+    b"SECRET",
+    b"PASSWORD",
+    b"PASSWD",
+    b"CREDENTIALS",
+];
+
+/// Scan a buffer; returns every match, in offset order.
+pub fn scan_bytes(buf: &[u8]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < buf.len() {
+        let rest = &buf[i..];
+        let b = rest[0];
+        let mut found = None;
+        match b {
+            b'B' | b'b' if starts_with_ci(rest, b"BEGIN ") => {
+                let window = &rest[6..rest.len().min(6 + 24)];
+                if window
+                    .windows(11)
+                    .any(|w| w.eq_ignore_ascii_case(b"PRIVATE KEY"))
+                {
+                    found = Some(SecretKind::PrivateKey);
+                }
+            }
+            b'A' | b'a' if starts_with_ci(rest, b"authorization: bearer") => {
+                if rest.starts_with(b"Authorization: Bearer")
+                    || run_len(rest, 22, is_token_char) >= 8
+                {
+                    found = Some(SecretKind::BearerToken);
+                }
+            }
+            b'A' if rest.starts_with(b"AKIA") => {
+                if run_len(rest, 4, |c| c.is_ascii_uppercase() || c.is_ascii_digit()) == 16
+                    && (i == 0 || !is_name_char(buf[i - 1]))
+                {
+                    found = Some(SecretKind::TokenFormat);
+                }
+            }
+            b'=' => {
+                // Walk back over the variable name.
+                let mut s = i;
+                while s > 0 && is_name_char(buf[s - 1]) {
+                    s -= 1;
+                }
+                let name = &buf[s..i];
+                let upper: Vec<u8> = name.to_ascii_uppercase();
+                let value = run_len(buf, i + 1, is_token_char);
+                let strong = [b"APIKEY" as &[u8], b"API_KEY", b"SECRETKEY", b"SECRET_KEY", b"ACCESSKEY", b"ACCESS_KEY"]
+                    .iter()
+                    .any(|e| upper.ends_with(e))
+                    && name.iter().all(|c| !c.is_ascii_lowercase());
+                let weak = name.len() >= 3
+                    && SECRET_NAME_ENDINGS.iter().any(|e| upper.ends_with(e))
+                    && value >= 1
+                    && buf[i + 1].is_ascii_alphanumeric();
+                if strong || weak {
+                    out.push(Finding {
+                        offset: s,
+                        kind: SecretKind::SecretVariable,
+                        preview: preview(buf, s),
+                    });
+                }
+            }
+            _ => {
+                for (prefix, min, dashes) in TOKEN_PREFIXES {
+                    if rest.starts_with(prefix) {
+                        let n = run_len(rest, prefix.len(), |c| {
+                            c.is_ascii_alphanumeric() || (*dashes && (c == b'_' || c == b'-'))
+                        });
+                        if n >= *min {
+                            found = Some(SecretKind::TokenFormat);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(kind) = found {
+            out.push(Finding {
+                offset: i,
+                kind,
+                preview: preview(buf, i),
+            });
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(s: &[u8]) -> Vec<SecretKind> {
+        scan_bytes(s).into_iter().map(|f| f.kind).collect()
+    }
+
+    #[test]
+    fn finds_planted_secrets() {
+        use SecretKind::*;
+        assert_eq!(kinds(b"xx-----BEGIN RSA PRIVATE KEY-----\nMII"), vec![PrivateKey]);
+        assert_eq!(kinds(b"-----BEGIN OPENSSH PRIVATE KEY-----"), vec![PrivateKey]);
+        assert_eq!(kinds(b"\0Authorization: Bearer abc.def"), vec![BearerToken]);
+        assert_eq!(kinds(b"authorization: bearer eyJhbGciOiJI"), vec![BearerToken]);
+        assert_eq!(kinds(b"\0GITHUB_TOKEN=abc123\0"), vec![SecretVariable]);
+        assert_eq!(kinds(b"AWS_SECRET_ACCESS_KEY=wJalr"), vec![SecretVariable]);
+        assert_eq!(kinds(b"API_KEY="), vec![SecretVariable]);
+        assert_eq!(kinds(b"DB_PASSWORD=hunter2"), vec![SecretVariable]);
+        assert_eq!(kinds(b" AKIAIOSFODNN7EXAMPLE "), vec![TokenFormat]);
+        let gh = format!("token ghp_{}", "a1B2".repeat(9));
+        assert_eq!(kinds(gh.as_bytes()), vec![TokenFormat]);
+        let f = &scan_bytes(b"....DB_PASSWORD=hunter2")[0];
+        assert_eq!(f.offset, 4);
+        assert!(!f.preview.contains("hunter2"));
+    }
+
+    #[test]
+    fn clean_data_passes() {
+        let text = b"PATH=/usr/bin:/bin\0HOME=/root\0LANG=C.UTF-8\0KEY= \0TOKEN=\0x = a == b;\
+            the key is in the token bucket; BEGIN TRANSACTION; Authorization header; AKIA short";
+        assert_eq!(kinds(text), vec![]);
+        let mut rng = crate::sample::SplitMix64::new(1);
+        let noise: Vec<u8> = (0..1 << 16).map(|_| rng.next_u64() as u8).collect();
+        assert_eq!(kinds(&noise), vec![]);
+        assert_eq!(kinds(&[0u8; 4096]), vec![]);
+    }
+}
