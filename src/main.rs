@@ -24,6 +24,11 @@ enum Command {
     Compress(cli::codec::CompressArgs),
     /// Decompress records back into pages.
     Decompress(cli::codec::DecompressArgs),
+    /// Capture resident anonymous memory pages of a process or workload into a snapshot.
+    Capture(Box<cli::capture::CaptureArgs>),
+    /// Inspect corpora: info, scan-secrets.
+    #[command(subcommand)]
+    Corpus(cli::corpus::CorpusCommand),
 }
 
 fn main() {
@@ -32,6 +37,8 @@ fn main() {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
+        Command::Capture(args) => cli::capture::run(*args),
+        Command::Corpus(cmd) => cli::corpus::run(cmd),
     };
     if let Err(err) = result {
         eprintln!("cannery: {err:#}");

@@ -290,6 +290,11 @@ impl Capturer {
         let mut buf = vec![0u8; CHUNK * PAGE_SIZE];
         let mut status = Vec::with_capacity(CHUNK);
         let mut gone = false;
+        // With freeze, pages are copied while the process is stopped and
+        // processed (hashed, compressed) after it runs again, so the pause
+        // covers reading only. Memory: the process's resident private pages.
+        let mut frozen_pages: Option<(Vec<u8>, Vec<(u64, RegionKind)>)> =
+            frozen.as_ref().map(|_| (Vec::new(), Vec::new()));
         'maps: for m in &maps {
             let Selection::Take(region) = m.select(self.opts.include_file_private) else {
                 continue;
@@ -343,7 +348,13 @@ impl Capturer {
                             PageRead::Ok => {
                                 report.counts.scanned += 1;
                                 let page = &bytes[i * PAGE_SIZE..(i + 1) * PAGE_SIZE];
-                                self.route(proc_idx, page_addr, region, page, sampler, st, report)?;
+                                if let Some((data, index)) = &mut frozen_pages {
+                                    // Frozen: only copy now, filter after thawing.
+                                    data.extend_from_slice(page);
+                                    index.push((page_addr, region));
+                                } else {
+                                    self.route(proc_idx, page_addr, region, page, sampler, st, report)?;
+                                }
                             }
                         }
                     }
@@ -362,6 +373,12 @@ impl Capturer {
             let pause = f.thaw();
             report.pause_max = report.pause_max.max(pause);
             self.pause_total += pause;
+        }
+        if let Some((data, index)) = frozen_pages {
+            for (i, (addr, region)) in index.into_iter().enumerate() {
+                let page = &data[i * PAGE_SIZE..(i + 1) * PAGE_SIZE];
+                self.route(proc_idx, addr, region, page, sampler, st, report)?;
+            }
         }
         if gone || !target.is_alive() {
             report.exited += 1;

@@ -168,6 +168,103 @@ pub fn scan_bytes(buf: &[u8]) -> Vec<Finding> {
     out
 }
 
+/// A finding located in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Located {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// For snapshot and `.pages` files, the index of the page (in stored
+    /// order); `None` for other files.
+    pub page: Option<u64>,
+    /// Byte offset within the page, or within the file for other files.
+    pub offset: u64,
+    /// What was found.
+    pub finding: Finding,
+}
+
+/// Scan a file or, recursively, a directory (skipping hidden entries such
+/// as `.git`). Snapshots and `.pages` files are scanned page by page after
+/// decoding; other files as raw bytes.
+pub fn scan_path(path: &std::path::Path) -> crate::Result<Vec<Located>> {
+    let mut out = Vec::new();
+    scan_into(path, &mut out)?;
+    Ok(out)
+}
+
+fn scan_into(path: &std::path::Path, out: &mut Vec<Located>) -> crate::Result<()> {
+    use crate::error::Error;
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot scan", e))?;
+    if meta.is_dir() {
+        let rd = std::fs::read_dir(path).map_err(|e| Error::io(path, "cannot list", e))?;
+        let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            let hidden = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.'));
+            if !hidden {
+                scan_into(&p, out)?;
+            }
+        }
+        return Ok(());
+    }
+    if crate::snapshot::is_snapshot(path) || crate::corpus::is_raw_pages(path) {
+        for (i, page) in crate::corpus::open_pages(path)?.enumerate() {
+            let page = page?;
+            for f in scan_bytes(&page.data) {
+                out.push(Located {
+                    path: path.to_path_buf(),
+                    page: Some(i as u64),
+                    offset: f.offset as u64,
+                    finding: f,
+                });
+            }
+        }
+        return Ok(());
+    }
+    // Other files: in 1 MiB chunks overlapping by 256 bytes; a match is
+    // reported by the chunk it starts in, before the overlap.
+    use std::io::Read;
+    const CHUNK: usize = 1 << 20;
+    const OVERLAP: usize = 256;
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + OVERLAP);
+    let mut base = 0u64;
+    loop {
+        let keep = buf.len();
+        buf.resize(keep + CHUNK, 0);
+        let mut got = 0;
+        while got < CHUNK {
+            let n = file
+                .read(&mut buf[keep + got..])
+                .map_err(|e| Error::io(path, "cannot read", e))?;
+            if n == 0 {
+                break;
+            }
+            got += n;
+        }
+        buf.truncate(keep + got);
+        let last = got < CHUNK;
+        let limit = if last { buf.len() } else { buf.len().saturating_sub(OVERLAP) };
+        for f in scan_bytes(&buf) {
+            if f.offset < limit {
+                out.push(Located {
+                    path: path.to_path_buf(),
+                    page: None,
+                    offset: base + f.offset as u64,
+                    finding: f,
+                });
+            }
+        }
+        if last {
+            return Ok(());
+        }
+        buf.drain(..limit);
+        base += limit as u64;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
