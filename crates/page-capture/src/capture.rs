@@ -166,11 +166,30 @@ impl ProcState<'_> {
     }
 }
 
+/// Store one chosen page, unless secret redaction drops it.
+fn store(
+    opts: &CaptureOptions,
+    st: &mut ProcState<'_>,
+    c: &mut PageCounts,
+    proc_idx: usize,
+    addr: u64,
+    region: RegionKind,
+    page: &[u8],
+) -> Result<()> {
+    if opts.redact_secrets && !crate::secrets::scan_bytes(page).is_empty() {
+        c.redacted += 1;
+        return Ok(());
+    }
+    st.emit(proc_idx, addr, region, page)?;
+    c.stored += 1;
+    Ok(())
+}
+
 impl Capturer {
     /// A capturer with these options.
     pub fn new(opts: CaptureOptions) -> Capturer {
         Capturer {
-            filter: Filter::new(opts.dedup, opts.redact_secrets),
+            filter: Filter::new(opts.dedup),
             rng: Some(SplitMix64::new(opts.seed)),
             opts,
             counts: PageCounts::default(),
@@ -252,8 +271,7 @@ impl Capturer {
         self.rng = Some(rng);
         report.counts.sampled_out += evicted;
         for (proc_idx, addr, region, data) in held {
-            st.emit(proc_idx, addr, region, &data)?;
-            report.counts.stored += 1;
+            store(&self.opts, &mut st, &mut report.counts, proc_idx, addr, region, &data)?;
         }
         self.counts.add(&report.counts);
         self.samples += 1;
@@ -290,6 +308,7 @@ impl Capturer {
         let mut buf = vec![0u8; CHUNK * PAGE_SIZE];
         let mut status = Vec::with_capacity(CHUNK);
         let mut gone = false;
+        let zero_pfn = crate::pagemap::zero_page_pfn();
         // With freeze, pages are copied while the process is stopped and
         // processed (hashed, compressed) after it runs again, so the pause
         // covers reading only. Memory: the process's resident private pages.
@@ -330,7 +349,7 @@ impl Capturer {
                     // Mapping vanished or unreadable page map: skip the rest of it.
                     Err(_) => break,
                 };
-                for (first, len) in resident_runs(&entries[..got]) {
+                for (first, len) in resident_runs(&entries[..got], zero_pfn) {
                     let run_addr = addr + (first * PAGE_SIZE) as u64;
                     let bytes = &mut buf[..len * PAGE_SIZE];
                     mem.read_pages(run_addr, bytes, &mut status);
@@ -401,7 +420,6 @@ impl Capturer {
         match self.filter.check(page) {
             Verdict::Zero => c.zero += 1,
             Verdict::SameFilled(_) => c.same_filled += 1,
-            Verdict::Redacted => c.redacted += 1,
             Verdict::Duplicate => c.duplicate += 1,
             Verdict::Keep => {
                 // Copy the page only if the sampler may hold it.
@@ -411,10 +429,7 @@ impl Capturer {
                     Vec::new()
                 };
                 match sampler.offer((proc_idx, addr, region, data)) {
-                    Offer::Keep(_) => {
-                        st.emit(proc_idx, addr, region, page)?;
-                        c.stored += 1;
-                    }
+                    Offer::Keep(_) => store(&self.opts, st, c, proc_idx, addr, region, page)?,
                     Offer::Held => {}
                     Offer::Dropped => c.sampled_out += 1,
                 }

@@ -4,8 +4,9 @@
 //! them (it checks the page as machine words, as [`same_filled`] does), so
 //! such pages are counted, not stored. With deduplication on, a page whose
 //! content (SHA-256) was already seen in this capture is counted as a
-//! duplicate. Optionally, pages that look like they hold secrets are dropped
-//! (see [`crate::secrets`]). Does not sample; see [`crate::sample`].
+//! duplicate. Does not sample ([`crate::sample`]) and does not look for
+//! secrets: that check runs only on pages chosen for storing
+//! ([`crate::capture`]), as it is the slowest step.
 
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
@@ -30,8 +31,6 @@ pub enum Verdict {
     Zero,
     /// One repeated non-zero 64-bit value.
     SameFilled(u64),
-    /// Looks like it contains a secret (only when redaction is on).
-    Redacted,
     /// Same content as an earlier page (only when dedup is on).
     Duplicate,
     /// A candidate for storing.
@@ -42,16 +41,13 @@ pub enum Verdict {
 #[derive(Debug, Default)]
 pub struct Filter {
     dedup: Option<HashSet<[u8; 16]>>,
-    redact_secrets: bool,
 }
 
 impl Filter {
-    /// A filter; `dedup` turns on content deduplication, `redact_secrets`
-    /// drops secret-looking pages.
-    pub fn new(dedup: bool, redact_secrets: bool) -> Filter {
+    /// A filter; `dedup` turns on content deduplication.
+    pub fn new(dedup: bool) -> Filter {
         Filter {
             dedup: dedup.then(HashSet::new),
-            redact_secrets,
         }
     }
 
@@ -61,9 +57,6 @@ impl Filter {
             Some(0) => return Verdict::Zero,
             Some(v) => return Verdict::SameFilled(v),
             None => {}
-        }
-        if self.redact_secrets && !crate::secrets::scan_bytes(page).is_empty() {
-            return Verdict::Redacted;
         }
         if let Some(seen) = &mut self.dedup {
             let digest = Sha256::digest(page);
@@ -97,12 +90,12 @@ mod tests {
 
     #[test]
     fn dedup_counts_second_copy() {
-        let mut f = Filter::new(true, false);
+        let mut f = Filter::new(true);
         let mut p = vec![0u8; 4096];
         p[10] = 1;
         assert_eq!(f.check(&p), Verdict::Keep);
         assert_eq!(f.check(&p), Verdict::Duplicate);
-        let mut f = Filter::new(false, false);
+        let mut f = Filter::new(false);
         assert_eq!(f.check(&p), Verdict::Keep);
         assert_eq!(f.check(&p), Verdict::Keep);
     }

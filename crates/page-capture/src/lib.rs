@@ -51,9 +51,9 @@
 //! | 16 | 4 | `M`, length of the metadata block |
 //! | 20 | 4 | reserved (0) |
 //! | 24 | 8×12 | counts: scanned, stored, zero, same-filled, duplicate, unreadable, sampled-out, redacted, samples, longest pause (ns), total pause (ns), record-stream length |
-//! | 120 | 8 | reserved (0) |
+//! | 120 | 8 | checksum: first 8 bytes of SHA-256 over bytes 0..120 and the metadata block |
 //! | 128 | `M` | metadata: a UTF-8 JSON object padded with spaces ([`snapshot::Metadata`]: label, command, capture time, kernel release, sampling parameters, schedule, options, end reason) |
-//! | 128+`M` | rest | one zstd stream (checksummed, window ≤ 8 MiB) of records |
+//! | 128+`M` | rest | one zstd stream (checksummed, window ≤ 8 MiB; readers accept ≤ 16 MiB) of records |
 //!
 //! Records, concatenated inside the zstd stream, each starting with a tag
 //! byte:

@@ -4,8 +4,12 @@
 //! A page is taken when it is present in RAM and not a file or shared page
 //! (bit 61 clear): that is a private anonymous page, including the
 //! copy-on-write pages of private file mappings. Swapped-out pages (bit 62),
-//! never-touched pages (no entry) and pages still mapped to the shared zero
-//! page or to the file's page cache (bit 61) are not taken. This module reads
+//! never-touched pages (no entry) and pages of the file's page cache (bit 61)
+//! are not taken. Pages only ever read are mapped to the kernel's shared zero
+//! page, which the page map reports as present and anonymous; when the page
+//! frame numbers are visible (root / CAP_SYS_ADMIN) the zero page's frame is
+//! learnt once ([`zero_page_pfn`]) and such pages are not taken either
+//! (otherwise they are read and counted as zero pages). This module reads
 //! only the page map, never page contents.
 
 use std::fs::File;
@@ -21,9 +25,54 @@ pub const PM_FILE: u64 = 1 << 61;
 /// Page is exclusively mapped.
 pub const PM_EXCLUSIVE: u64 = 1 << 56;
 
+/// Page frame number bits of an entry (0 when hidden from unprivileged readers).
+pub const PM_PFN_MASK: u64 = (1 << 55) - 1;
+
 /// True for a resident private anonymous page, the kind zswap compresses.
 pub fn is_private_resident(entry: u64) -> bool {
     entry & PM_PRESENT != 0 && entry & PM_FILE == 0
+}
+
+/// The page frame number of the kernel's shared zero page, if page frame
+/// numbers are visible to this process. Learnt once by reading a fresh
+/// anonymous page of our own and looking it up in our page map.
+pub fn zero_page_pfn() -> Option<u64> {
+    static PFN: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *PFN.get_or_init(|| {
+        let size = crate::PAGE_SIZE;
+        // SAFETY: a fresh private anonymous mapping with no address hint;
+        // checked for failure and unmapped below.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                size,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        // SAFETY: `p` is a readable mapping of `size` bytes; a read fault maps
+        // the shared zero page.
+        unsafe { std::ptr::read_volatile(p as *const u8) };
+        let entry = File::open("/proc/self/pagemap").ok().and_then(|f| {
+            let mut e = [0u64; 1];
+            PageMap::new(f).entries(p as u64, &mut e).ok().map(|_| e[0])
+        });
+        // SAFETY: unmapping the mapping made above, not used afterwards.
+        unsafe { libc::munmap(p, size) };
+        let entry = entry?;
+        let pfn = entry & PM_PFN_MASK;
+        (entry & PM_PRESENT != 0 && pfn != 0).then_some(pfn)
+    })
+}
+
+/// True for an entry to capture: resident, private, and not the zero page.
+pub fn is_capturable(entry: u64, zero_pfn: Option<u64>) -> bool {
+    is_private_resident(entry) && zero_pfn.map_or(true, |z| entry & PM_PFN_MASK != z)
 }
 
 /// An open `/proc/PID/pagemap`.
@@ -61,14 +110,14 @@ impl PageMap {
     }
 }
 
-/// Maximal runs `(first index, length)` of consecutive taken entries.
-pub fn resident_runs(entries: &[u64]) -> Vec<(usize, usize)> {
+/// Maximal runs `(first index, length)` of consecutive capturable entries.
+pub fn resident_runs(entries: &[u64], zero_pfn: Option<u64>) -> Vec<(usize, usize)> {
     let mut runs = Vec::new();
     let mut i = 0;
     while i < entries.len() {
-        if is_private_resident(entries[i]) {
+        if is_capturable(entries[i], zero_pfn) {
             let start = i;
-            while i < entries.len() && is_private_resident(entries[i]) {
+            while i < entries.len() && is_capturable(entries[i], zero_pfn) {
                 i += 1;
             }
             runs.push((start, i - start));
@@ -86,7 +135,8 @@ mod tests {
     #[test]
     fn runs() {
         let p = PM_PRESENT | 5;
-        let e = [p, p, 0, PM_SWAP, p, PM_PRESENT | PM_FILE, p];
-        assert_eq!(resident_runs(&e), vec![(0, 2), (4, 1), (6, 1)]);
+        let e = [p, p, 0, PM_SWAP, p, PM_PRESENT | PM_FILE, p, PM_PRESENT | 9];
+        assert_eq!(resident_runs(&e, None), vec![(0, 2), (4, 1), (6, 2)]);
+        assert_eq!(resident_runs(&e, Some(9)), vec![(0, 2), (4, 1), (6, 1)]);
     }
 }

@@ -53,7 +53,8 @@ pub struct PageCounts {
     pub unreadable: u64,
     /// Pages left out by `--sample` / `--max-pages`.
     pub sampled_out: u64,
-    /// Pages dropped because they looked like they held secrets.
+    /// Pages chosen for storing but dropped because they looked like they
+    /// held secrets (`redact_secrets`); the check runs after sampling.
     pub redacted: u64,
 }
 
@@ -242,6 +243,25 @@ impl SnapshotHeader {
         };
         Ok((h, meta_len))
     }
+}
+
+/// The header checksum: the first 8 bytes of SHA-256 over bytes 0..120 of
+/// the fixed header followed by the metadata block.
+pub(crate) fn header_checksum(fixed: &[u8; FIXED_LEN], meta: &[u8]) -> [u8; 8] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(&fixed[..120]);
+    h.update(meta);
+    let d = h.finalize();
+    d[..8].try_into().expect("8 bytes")
+}
+
+/// The fixed header with its checksum filled in.
+pub(crate) fn sealed_fixed(h: &SnapshotHeader, meta: &[u8]) -> [u8; FIXED_LEN] {
+    let mut fixed = h.encode_fixed(meta.len() as u32);
+    let sum = header_checksum(&fixed, meta);
+    fixed[120..128].copy_from_slice(&sum);
+    fixed
 }
 
 /// True if `path` starts with the snapshot magic.

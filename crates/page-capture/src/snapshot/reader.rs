@@ -1,7 +1,7 @@
 //! Streams the pages of a snapshot file: validates the header, then decodes
 //! the zstd record stream one record at a time, so memory stays bounded (one
-//! page plus the decoder's window, at most 8 MiB for files this crate
-//! writes, 128 MiB for any file) however large the file. Truncation and
+//! page plus the decoder's window: 8 MiB for files this crate writes, files
+//! asking for more than 16 MiB are refused) however large the file. Truncation and
 //! corruption are reported with the path and the byte offset in the file.
 
 use super::{SnapshotHeader, FIXED_LEN, TAG_END, TAG_PAGE, TAG_PROCESS};
@@ -88,6 +88,14 @@ impl SnapshotReader {
         let (mut header, meta_len) = SnapshotHeader::decode_fixed(&fixed, path)?;
         let mut meta = vec![0u8; meta_len as usize];
         read_exact_at_start(&mut file, &mut meta, path, FIXED_LEN as u64, file_len)?;
+        if super::header_checksum(&fixed, &meta)[..] != fixed[120..128] {
+            return Err(Error::at(
+                ErrorKind::Corrupt,
+                path,
+                120,
+                "header checksum mismatch (header or metadata damaged)",
+            ));
+        }
         header.meta = serde_json::from_slice(&meta).map_err(|e| {
             Error::at(
                 ErrorKind::Corrupt,
@@ -124,7 +132,11 @@ impl SnapshotReader {
             inner: BufReader::with_capacity(64 * 1024, file.take(limit)),
             consumed: consumed.clone(),
         };
-        let dec = zstd::stream::read::Decoder::with_buffer(src)
+        let mut dec = zstd::stream::read::Decoder::with_buffer(src)
+            .map_err(|e| Error::io(path, "cannot start decoding", e))?;
+        // Bound the decoder's window (and so its memory) to 16 MiB; writers
+        // of this crate use 8 MiB.
+        dec.window_log_max(24)
             .map_err(|e| Error::io(path, "cannot start decoding", e))?;
         Ok(SnapshotReader {
             path: path.to_path_buf(),

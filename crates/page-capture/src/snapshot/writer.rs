@@ -65,7 +65,7 @@ impl SnapshotWriter {
             Error::new(ErrorKind::InvalidInput, "snapshot metadata cannot be encoded")
         })?;
         let meta_len = json.len() as u32;
-        file.write_all(&header.encode_fixed(meta_len)).map_err(io)?;
+        file.write_all(&super::sealed_fixed(&header, &json)).map_err(io)?;
         file.write_all(&json).map_err(io)?;
         let mut enc = zstd::stream::write::Encoder::new(BufWriter::new(file), level.clamp(1, 22))
             .map_err(io)?;
@@ -182,11 +182,17 @@ impl SnapshotWriter {
         self.header.counts.stored = pages;
         self.header.finalized = true;
         file.seek(SeekFrom::Start(0)).map_err(io)?;
-        file.write_all(&self.header.encode_fixed(self.meta_len))
+        let json = match padded_meta(&self.header.meta, Some(self.meta_len as usize)) {
+            Some(json) => json,
+            None => {
+                // The end reason made it too long: keep the metadata as first written.
+                self.header.meta.end_reason.clear();
+                padded_meta(&self.header.meta, Some(self.meta_len as usize)).unwrap_or_default()
+            }
+        };
+        file.write_all(&super::sealed_fixed(&self.header, &json))
             .map_err(io)?;
-        if let Some(json) = padded_meta(&self.header.meta, Some(self.meta_len as usize)) {
-            file.write_all(&json).map_err(io)?;
-        }
+        file.write_all(&json).map_err(io)?;
         file.sync_all().map_err(io)?;
         Ok(self.header.clone())
     }
