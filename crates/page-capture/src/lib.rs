@@ -49,7 +49,7 @@
 //! | 10 | 2 | flags; bit 0 = finalized (counts are final) |
 //! | 12 | 4 | page size (4096) |
 //! | 16 | 4 | `M`, length of the metadata block |
-//! | 20 | 4 | reserved (0) |
+//! | 20 | 4 | record-stream checksum: first 4 bytes (LE) of SHA-256 over the compressed stream |
 //! | 24 | 8×12 | counts: scanned, stored, zero, same-filled, duplicate, unreadable, sampled-out, redacted, samples, longest pause (ns), total pause (ns), record-stream length |
 //! | 120 | 8 | checksum: first 8 bytes of SHA-256 over bytes 0..120 and the metadata block |
 //! | 128 | `M` | metadata: a UTF-8 JSON object padded with spaces ([`snapshot::Metadata`]: label, command, capture time, kernel release, sampling parameters, schedule, options, end reason) |
@@ -71,8 +71,11 @@
 //! exiting is finalized normally. A file whose writer was killed outright is
 //! readable up to its last flush; the reader then reports it as not
 //! finalized with the offset where the records end. Readers reject a newer
-//! version, a page size other than 4096, and (when finalized) a file whose
-//! length disagrees with the header, naming the byte offset.
+//! version, a page size other than 4096, a damaged header (checksum), and
+//! (when finalized) a file whose length or stream checksum disagrees with
+//! the header, naming the byte offset. The stream checksum is verified when
+//! the end record is reached, so damage inside the stream that zstd itself
+//! does not notice is reported at the end of iteration.
 //!
 //! Raw `.pages` files (a multiple of 4096 bytes, pages back to back) are
 //! accepted wherever a corpus is expected ([`corpus::open_pages`]).

@@ -142,6 +142,9 @@ pub struct SnapshotHeader {
     pub pause_total_ns: u64,
     /// Length of the zstd record stream in bytes (final only).
     pub stream_len: u64,
+    /// First 4 bytes (little-endian) of SHA-256 over the compressed record
+    /// stream (final only).
+    pub stream_checksum: u32,
     /// Metadata.
     pub meta: Metadata,
     /// True when synthesized for a raw `.pages` file.
@@ -157,6 +160,7 @@ impl SnapshotHeader {
         b[10..12].copy_from_slice(&flags.to_le_bytes());
         b[12..16].copy_from_slice(&self.page_size.to_le_bytes());
         b[16..20].copy_from_slice(&meta_len.to_le_bytes());
+        b[20..24].copy_from_slice(&self.stream_checksum.to_le_bytes());
         let c = &self.counts;
         let words = [
             c.scanned,
@@ -238,6 +242,7 @@ impl SnapshotHeader {
             pause_max_ns: w(9),
             pause_total_ns: w(10),
             stream_len: w(11),
+            stream_checksum: u32at(20),
             meta: Metadata::default(),
             raw: false,
         };

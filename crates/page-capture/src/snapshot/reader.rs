@@ -14,17 +14,22 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use sha2::{Digest, Sha256};
 
-/// Counts bytes the decoder consumes from the file.
+/// Counts (and hashes) the bytes the decoder consumes from the file.
 struct Counting<R> {
     inner: R,
     consumed: Arc<AtomicU64>,
+    hasher: Arc<std::sync::Mutex<Sha256>>,
 }
 
 impl<R: BufRead> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.consumed.fetch_add(n as u64, Ordering::Relaxed);
+        if let Ok(mut h) = self.hasher.lock() {
+            h.update(&buf[..n]);
+        }
         Ok(n)
     }
 }
@@ -35,6 +40,10 @@ impl<R: BufRead> BufRead for Counting<R> {
     }
     fn consume(&mut self, amt: usize) {
         self.consumed.fetch_add(amt as u64, Ordering::Relaxed);
+        // The bytes being consumed are still in the buffer.
+        if let (Ok(buf), Ok(mut h)) = (self.inner.fill_buf(), self.hasher.lock()) {
+            h.update(&buf[..amt.min(buf.len())]);
+        }
         self.inner.consume(amt)
     }
 }
@@ -60,6 +69,7 @@ pub struct SnapshotReader {
     header: SnapshotHeader,
     dec: zstd::stream::read::Decoder<'static, Source>,
     consumed: Arc<AtomicU64>,
+    hasher: Arc<std::sync::Mutex<Sha256>>,
     data_start: u64,
     pages: u64,
     process: Option<ProcessInfo>,
@@ -128,9 +138,11 @@ impl SnapshotReader {
             file_len - data_start
         };
         let consumed = Arc::new(AtomicU64::new(0));
+        let hasher = Arc::new(std::sync::Mutex::new(Sha256::new()));
         let src = Counting {
             inner: BufReader::with_capacity(64 * 1024, file.take(limit)),
             consumed: consumed.clone(),
+            hasher: hasher.clone(),
         };
         let mut dec = zstd::stream::read::Decoder::with_buffer(src)
             .map_err(|e| Error::io(path, "cannot start decoding", e))?;
@@ -143,6 +155,7 @@ impl SnapshotReader {
             header,
             dec,
             consumed,
+            hasher,
             data_start,
             pages: 0,
             process: None,
@@ -267,7 +280,7 @@ impl SnapshotReader {
                             ),
                         ));
                     }
-                    return Ok(None);
+                    return self.check_stream_end().map(|()| None);
                 }
                 other => {
                     self.done = true;
@@ -280,6 +293,47 @@ impl SnapshotReader {
                 }
             }
         }
+    }
+}
+
+impl SnapshotReader {
+    /// After the end record: nothing may follow, and (for finalized files)
+    /// the compressed stream must match its checksum.
+    fn check_stream_end(&mut self) -> Result<()> {
+        let mut extra = [0u8; 1];
+        match self.read_exact_or_eof(&mut extra) {
+            Ok(false) => {}
+            Ok(true) => {
+                return Err(Error::at(
+                    ErrorKind::Corrupt,
+                    &self.path,
+                    self.offset(),
+                    "records continue after the end record",
+                ))
+            }
+            Err(e) => return Err(self.fail(e, "the end of the record stream")),
+        }
+        if self.header.finalized {
+            let digest = match self.hasher.lock() {
+                Ok(h) => h.clone().finalize(),
+                Err(_) => return Ok(()),
+            };
+            let sum = u32::from_le_bytes(digest[..4].try_into().expect("4 bytes"));
+            let consumed = self.consumed.load(Ordering::Relaxed);
+            if sum != self.header.stream_checksum || consumed != self.header.stream_len {
+                return Err(Error::at(
+                    ErrorKind::Corrupt,
+                    &self.path,
+                    self.data_start,
+                    format!(
+                        "record stream checksum mismatch (damage somewhere in bytes {}..{})",
+                        self.data_start,
+                        self.data_start + self.header.stream_len
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

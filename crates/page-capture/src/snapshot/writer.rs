@@ -20,10 +20,30 @@ const META_SLACK: usize = 512;
 /// Default zstd level.
 pub const DEFAULT_LEVEL: i32 = 9;
 
+/// Hashes the compressed bytes on their way to the file.
+struct HashWriter {
+    inner: BufWriter<File>,
+    hasher: sha2::Sha256,
+}
+
+impl Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+type Enc = zstd::stream::write::Encoder<'static, HashWriter>;
+
 /// Streams page records into a snapshot file.
 pub struct SnapshotWriter {
     path: PathBuf,
-    enc: Option<zstd::stream::write::Encoder<'static, BufWriter<File>>>,
+    enc: Option<Enc>,
     header: SnapshotHeader,
     meta_len: u32,
     pages: u64,
@@ -67,8 +87,11 @@ impl SnapshotWriter {
         let meta_len = json.len() as u32;
         file.write_all(&super::sealed_fixed(&header, &json)).map_err(io)?;
         file.write_all(&json).map_err(io)?;
-        let mut enc = zstd::stream::write::Encoder::new(BufWriter::new(file), level.clamp(1, 22))
-            .map_err(io)?;
+        let sink = HashWriter {
+            inner: BufWriter::new(file),
+            hasher: sha2::Digest::new(),
+        };
+        let mut enc = zstd::stream::write::Encoder::new(sink, level.clamp(1, 22)).map_err(io)?;
         enc.include_checksum(true).map_err(io)?;
         // An 8 MiB window keeps the reader's memory bounded.
         enc.window_log(23).map_err(io)?;
@@ -81,7 +104,7 @@ impl SnapshotWriter {
         })
     }
 
-    fn enc(&mut self) -> Result<&mut zstd::stream::write::Encoder<'static, BufWriter<File>>> {
+    fn enc(&mut self) -> Result<&mut Enc> {
         let path = self.path.clone();
         self.enc.as_mut().ok_or_else(|| {
             Error::new(
@@ -174,8 +197,10 @@ impl SnapshotWriter {
         let path = self.path.clone();
         let io = |e| Error::io(&path, "cannot write", e);
         let enc = self.enc.take().expect("checked by write");
-        let buf = enc.finish().map_err(io)?;
-        let mut file = buf.into_inner().map_err(|e| io(e.into_error()))?;
+        let sink = enc.finish().map_err(io)?;
+        let digest = sha2::Digest::finalize(sink.hasher);
+        self.header.stream_checksum = u32::from_le_bytes(digest[..4].try_into().expect("4 bytes"));
+        let mut file = sink.inner.into_inner().map_err(|e| io(e.into_error()))?;
         let end_pos = file.stream_position().map_err(io)?;
         let data_start = (FIXED_LEN + self.meta_len as usize) as u64;
         self.header.stream_len = end_pos - data_start;
