@@ -277,7 +277,15 @@ fn permission_denied_for_another_users_process() {
         return;
     }
     let t = Testee::start();
-    let out = std::process::Command::new(TESTEE)
+    // Run a copy from a world-readable directory: the build directory may sit
+    // under a home directory that user nobody cannot enter.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let helper = dir.path().join("testee");
+    std::fs::copy(TESTEE, &helper).unwrap();
+    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = std::process::Command::new(&helper)
         .args(["try-capture", &t.pid().to_string()])
         .uid(65534)
         .gid(65534)
