@@ -11,5 +11,5 @@ PORT=6390
 CAP=$!
 for _ in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
 python3 "$REPO/corpora/workloads/redis-load.py" | redis-cli -p "$PORT" --pipe >/dev/null
-for i in $(seq 20); do redis-cli -p "$PORT" zrevrange board:global 0 9 >/dev/null; sleep 1; done
+for i in $(seq 20); do redis-cli -p "$PORT" zrevrange board:global 0 9 >/dev/null 2>&1 || true; sleep 1; done
 wait "$CAP"

@@ -143,9 +143,14 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
         interval: args.interval,
     };
     let report = match (args.pid, args.command.is_empty()) {
-        (Some(pid), true) => {
-            session::capture_pid(pid, args.label.as_deref(), &opts, &sched, &args.out, args.level)?
-        }
+        (Some(pid), true) => session::capture_pid(
+            pid,
+            args.label.as_deref(),
+            &opts,
+            &sched,
+            &args.out,
+            args.level,
+        )?,
         (None, false) => {
             let spec = WorkloadSpec {
                 program: args.command[0].clone(),
@@ -165,7 +170,9 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("capturing workload {:?}", spec.program))?
         }
         (Some(_), false) => bail!("give either --pid or a command after --, not both"),
-        (None, true) => bail!("nothing to capture: give --pid PID or a command after -- (see --help)"),
+        (None, true) => {
+            bail!("nothing to capture: give --pid PID or a command after -- (see --help)")
+        }
     };
     print_report(&args, &report)?;
     if report.header.samples == 0 {
@@ -215,7 +222,11 @@ fn print_report(args: &CaptureArgs, r: &SessionReport) -> anyhow::Result<()> {
         eprintln!(
             "cannery: workload {}{}",
             session::describe_status(st),
-            if r.killed { " (stopped after the last sample)" } else { "" }
+            if r.killed {
+                " (stopped after the last sample)"
+            } else {
+                ""
+            }
         );
     }
     if args.json {

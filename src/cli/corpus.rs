@@ -120,6 +120,9 @@ fn scan(a: ScanArgs) -> anyhow::Result<()> {
             a.path.display()
         );
     }
-    eprintln!("cannery: no secret-looking strings found under {}", a.path.display());
+    eprintln!(
+        "cannery: no secret-looking strings found under {}",
+        a.path.display()
+    );
     Ok(())
 }

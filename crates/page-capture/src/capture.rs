@@ -125,6 +125,13 @@ pub struct SampleReport {
 
 type Held = (usize, u64, RegionKind, Vec<u8>);
 
+/// A progress callback.
+pub type ProgressFn = Box<dyn FnMut(&Progress<'_>)>;
+
+/// Pages copied while a process is frozen: contents back to back, and
+/// (address, region) per page.
+type FrozenPages = (Vec<u8>, Vec<(u64, RegionKind)>);
+
 /// Runs capture samples and keeps the state shared between them (dedup set,
 /// generator, totals).
 pub struct Capturer {
@@ -135,7 +142,7 @@ pub struct Capturer {
     samples: u32,
     pause_max: Duration,
     pause_total: Duration,
-    progress: Option<Box<dyn FnMut(&Progress<'_>)>>,
+    progress: Option<ProgressFn>,
 }
 
 impl std::fmt::Debug for Capturer {
@@ -201,7 +208,7 @@ impl Capturer {
     }
 
     /// Call `f` after each mapping is read.
-    pub fn set_progress(&mut self, f: Box<dyn FnMut(&Progress<'_>)>) {
+    pub fn set_progress(&mut self, f: ProgressFn) {
         self.progress = Some(f);
     }
 
@@ -242,7 +249,10 @@ impl Capturer {
             vec![pid]
         };
         let mut report = SampleReport::default();
-        let rng = self.rng.take().unwrap_or_else(|| SplitMix64::new(self.opts.seed));
+        let rng = self
+            .rng
+            .take()
+            .unwrap_or_else(|| SplitMix64::new(self.opts.seed));
         let mut sampler: Sampler<Held> = Sampler::new(rng, self.opts.sample_rate, budget);
         let mut st = ProcState {
             sample: sample_idx,
@@ -271,7 +281,15 @@ impl Capturer {
         self.rng = Some(rng);
         report.counts.sampled_out += evicted;
         for (proc_idx, addr, region, data) in held {
-            store(&self.opts, &mut st, &mut report.counts, proc_idx, addr, region, &data)?;
+            store(
+                &self.opts,
+                &mut st,
+                &mut report.counts,
+                proc_idx,
+                addr,
+                region,
+                &data,
+            )?;
         }
         self.counts.add(&report.counts);
         self.samples += 1;
@@ -312,7 +330,7 @@ impl Capturer {
         // With freeze, pages are copied while the process is stopped and
         // processed (hashed, compressed) after it runs again, so the pause
         // covers reading only. Memory: the process's resident private pages.
-        let mut frozen_pages: Option<(Vec<u8>, Vec<(u64, RegionKind)>)> =
+        let mut frozen_pages: Option<FrozenPages> =
             frozen.as_ref().map(|_| (Vec::new(), Vec::new()));
         'maps: for m in &maps {
             let Selection::Take(region) = m.select(self.opts.include_file_private) else {
@@ -372,7 +390,9 @@ impl Capturer {
                                     data.extend_from_slice(page);
                                     index.push((page_addr, region));
                                 } else {
-                                    self.route(proc_idx, page_addr, region, page, sampler, st, report)?;
+                                    self.route(
+                                        proc_idx, page_addr, region, page, sampler, st, report,
+                                    )?;
                                 }
                             }
                         }

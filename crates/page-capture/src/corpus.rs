@@ -35,7 +35,7 @@ pub struct PageReader {
 #[derive(Debug)]
 enum Inner {
     Snapshot(Box<SnapshotReader>),
-    Raw(RawReader),
+    Raw(Box<RawReader>),
 }
 
 #[derive(Debug)]
@@ -113,13 +113,13 @@ pub fn open_pages(path: &Path) -> Result<PageReader> {
     header.meta.label = stem;
     header.meta.sampling.rate = 1.0;
     Ok(PageReader {
-        inner: Inner::Raw(RawReader {
+        inner: Inner::Raw(Box::new(RawReader {
             path: path.to_path_buf(),
             file: BufReader::with_capacity(64 * 1024, file),
             header,
             index: 0,
             total,
-        }),
+        })),
     })
 }
 
@@ -162,7 +162,12 @@ impl Iterator for PageReader {
                     } else {
                         ErrorKind::Io
                     };
-                    return Some(Err(Error::at(kind, &r.path, at, format!("cannot read page: {e}"))));
+                    return Some(Err(Error::at(
+                        kind,
+                        &r.path,
+                        at,
+                        format!("cannot read page: {e}"),
+                    )));
                 }
                 Some(Ok(Page {
                     data,
@@ -210,7 +215,8 @@ impl Corpus {
                 root = alt;
             }
         }
-        let meta = std::fs::metadata(&root).map_err(|e| Error::io(&root, "cannot open corpus", e))?;
+        let meta =
+            std::fs::metadata(&root).map_err(|e| Error::io(&root, "cannot open corpus", e))?;
         let mut workloads = Vec::new();
         if meta.is_file() {
             // Validate early so a bad file is reported at open.

@@ -72,7 +72,8 @@ pub fn freeze(pid: u32) -> Result<Frozen> {
                 Ok(()) => {}
                 Err(e) if e.raw_os_error() == Some(libc::ESRCH) => continue,
                 Err(e) => {
-                    let advice = crate::target::permission_advice(pid, &format!("ptrace seize: {e}"));
+                    let advice =
+                        crate::target::permission_advice(pid, &format!("ptrace seize: {e}"));
                     let kind = if e.raw_os_error() == Some(libc::EPERM) {
                         ErrorKind::PermissionDenied
                     } else {

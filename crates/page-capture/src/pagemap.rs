@@ -72,7 +72,7 @@ pub fn zero_page_pfn() -> Option<u64> {
 
 /// True for an entry to capture: resident, private, and not the zero page.
 pub fn is_capturable(entry: u64, zero_pfn: Option<u64>) -> bool {
-    is_private_resident(entry) && zero_pfn.map_or(true, |z| entry & PM_PFN_MASK != z)
+    is_private_resident(entry) && zero_pfn != Some(entry & PM_PFN_MASK)
 }
 
 /// An open `/proc/PID/pagemap`.

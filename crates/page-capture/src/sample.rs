@@ -80,7 +80,11 @@ impl<T> Sampler<T> {
     pub fn new(rng: SplitMix64, rate: f64, budget: Option<u64>) -> Sampler<T> {
         Sampler {
             rng,
-            rate: if rate.is_nan() { 1.0 } else { rate.clamp(0.0, 1.0) },
+            rate: if rate.is_nan() {
+                1.0
+            } else {
+                rate.clamp(0.0, 1.0)
+            },
             budget,
             seen: 0,
             evicted: 0,

@@ -54,13 +54,20 @@ fn preview(buf: &[u8], at: usize) -> String {
     let end = (at + 12).min(buf.len());
     let shown: String = buf[at..end]
         .iter()
-        .map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { '.' })
+        .map(|&b| {
+            if b.is_ascii_graphic() || b == b' ' {
+                b as char
+            } else {
+                '.'
+            }
+        })
         .collect();
     format!("{shown}...")
 }
 
 fn run_len(buf: &[u8], from: usize, pred: impl Fn(u8) -> bool) -> usize {
-    buf.get(from..).map_or(0, |s| s.iter().take_while(|&&b| pred(b)).count())
+    buf.get(from..)
+        .map_or(0, |s| s.iter().take_while(|&&b| pred(b)).count())
 }
 
 const TOKEN_PREFIXES: &[(&[u8], usize, bool)] = &[
@@ -126,9 +133,16 @@ pub fn scan_bytes(buf: &[u8]) -> Vec<Finding> {
                 let name = &buf[s..i];
                 let upper: Vec<u8> = name.to_ascii_uppercase();
                 let value = run_len(buf, i + 1, is_token_char);
-                let strong = [b"APIKEY" as &[u8], b"API_KEY", b"SECRETKEY", b"SECRET_KEY", b"ACCESSKEY", b"ACCESS_KEY"]
-                    .iter()
-                    .any(|e| upper.ends_with(e))
+                let strong = [
+                    b"APIKEY" as &[u8],
+                    b"API_KEY",
+                    b"SECRETKEY",
+                    b"SECRET_KEY",
+                    b"ACCESSKEY",
+                    b"ACCESS_KEY",
+                ]
+                .iter()
+                .any(|e| upper.ends_with(e))
                     && name.iter().all(|c| !c.is_ascii_lowercase());
                 let weak = name.len() >= 3
                     && SECRET_NAME_ENDINGS.iter().any(|e| upper.ends_with(e))
@@ -246,7 +260,11 @@ fn scan_into(path: &std::path::Path, out: &mut Vec<Located>) -> crate::Result<()
         }
         buf.truncate(keep + got);
         let last = got < CHUNK;
-        let limit = if last { buf.len() } else { buf.len().saturating_sub(OVERLAP) };
+        let limit = if last {
+            buf.len()
+        } else {
+            buf.len().saturating_sub(OVERLAP)
+        };
         for f in scan_bytes(&buf) {
             if f.offset < limit {
                 out.push(Located {
@@ -276,10 +294,19 @@ mod tests {
     #[test]
     fn finds_planted_secrets() {
         use SecretKind::*;
-        assert_eq!(kinds(b"xx-----BEGIN RSA PRIVATE KEY-----\nMII"), vec![PrivateKey]);
-        assert_eq!(kinds(b"-----BEGIN OPENSSH PRIVATE KEY-----"), vec![PrivateKey]);
+        assert_eq!(
+            kinds(b"xx-----BEGIN RSA PRIVATE KEY-----\nMII"),
+            vec![PrivateKey]
+        );
+        assert_eq!(
+            kinds(b"-----BEGIN OPENSSH PRIVATE KEY-----"),
+            vec![PrivateKey]
+        );
         assert_eq!(kinds(b"\0Authorization: Bearer abc.def"), vec![BearerToken]);
-        assert_eq!(kinds(b"authorization: bearer eyJhbGciOiJI"), vec![BearerToken]);
+        assert_eq!(
+            kinds(b"authorization: bearer eyJhbGciOiJI"),
+            vec![BearerToken]
+        );
         assert_eq!(kinds(b"\0GITHUB_TOKEN=abc123\0"), vec![SecretVariable]);
         assert_eq!(kinds(b"AWS_SECRET_ACCESS_KEY=wJalr"), vec![SecretVariable]);
         assert_eq!(kinds(b"API_KEY="), vec![SecretVariable]);

@@ -73,7 +73,12 @@ pub struct SessionReport {
 }
 
 /// Metadata common to both modes.
-pub fn base_metadata(label: &str, command: &str, opts: &CaptureOptions, sched: &Schedule) -> Metadata {
+pub fn base_metadata(
+    label: &str,
+    command: &str,
+    opts: &CaptureOptions,
+    sched: &Schedule,
+) -> Metadata {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -304,7 +309,9 @@ pub fn run_workload(
     match &spec.log {
         Some(log) => {
             let f = File::create(log).map_err(|e| Error::io(log, "cannot create", e))?;
-            let f2 = f.try_clone().map_err(|e| Error::io(log, "cannot create", e))?;
+            let f2 = f
+                .try_clone()
+                .map_err(|e| Error::io(log, "cannot create", e))?;
             cmd.stdout(f).stderr(f2);
         }
         None => {
@@ -332,11 +339,16 @@ pub fn run_workload(
     };
     let outcome = match Target::attach(pid) {
         Ok(target) => lp.run(&target, false),
-        Err(e) if e.kind() == ErrorKind::NoSuchProcess => Ok("target exited after 0 samples".into()),
+        Err(e) if e.kind() == ErrorKind::NoSuchProcess => {
+            Ok("target exited after 0 samples".into())
+        }
         Err(e) => Err(e),
     };
     // Stop or collect the workload whatever happened.
-    let (exit_status, killed) = stop_workload(&mut child, spec.wait_exit && outcome.as_ref().is_ok_and(|r| r == "completed"));
+    let (exit_status, killed) = stop_workload(
+        &mut child,
+        spec.wait_exit && outcome.as_ref().is_ok_and(|r| r == "completed"),
+    );
     let reason = match &outcome {
         Ok(r) => r.clone(),
         Err(e) => format!("failed: {e}"),
@@ -405,7 +417,9 @@ mod tests {
 
     #[test]
     fn budgets_split_evenly() {
-        let b: Vec<u64> = (0..3).map(|i| sample_budget(Some(10), i, 3).unwrap()).collect();
+        let b: Vec<u64> = (0..3)
+            .map(|i| sample_budget(Some(10), i, 3).unwrap())
+            .collect();
         assert_eq!(b.iter().sum::<u64>(), 10);
         assert_eq!(b, vec![3, 3, 4]);
         assert_eq!(sample_budget(None, 0, 3), None);

@@ -33,11 +33,14 @@ impl Target {
     /// while attaching.
     pub fn attach(pid: u32) -> Result<Target> {
         if pid == 0 {
-            return Err(Error::new(ErrorKind::InvalidInput, "pid 0 is not a process"));
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "pid 0 is not a process",
+            ));
         }
         let stat_path = PathBuf::from(format!("/proc/{pid}/stat"));
-        let (start0, _) = read_stat(&stat_path, File::open(&stat_path))
-            .map_err(|e| no_such_process(pid, e))?;
+        let (start0, _) =
+            read_stat(&stat_path, File::open(&stat_path)).map_err(|e| no_such_process(pid, e))?;
         let pidfd = pidfd_open(pid).map_err(|e| no_such_process(pid, e))?;
         let dir_path = PathBuf::from(format!("/proc/{pid}"));
         let dir = File::open(&dir_path)
@@ -49,12 +52,14 @@ impl Target {
             start_time: start0,
             comm: String::new(),
         };
-        let (start1, comm) = read_stat(&stat_path, target.open("stat"))
-            .map_err(|e| no_such_process(pid, e))?;
+        let (start1, comm) =
+            read_stat(&stat_path, target.open("stat")).map_err(|e| no_such_process(pid, e))?;
         if start1 != start0 {
             return Err(Error::new(
                 ErrorKind::PidReused,
-                format!("process {pid} exited and its pid was reused while attaching; not capturing"),
+                format!(
+                    "process {pid} exited and its pid was reused while attaching; not capturing"
+                ),
             ));
         }
         Ok(Target { comm, ..target })
@@ -100,7 +105,8 @@ impl Target {
     /// Open `/proc/PID/NAME` with permission errors explained.
     pub fn open_checked(&self, name: &str) -> Result<File> {
         let path = self.proc_path(name);
-        self.open(name).map_err(|e| self.explain(&path, "cannot open", e))
+        self.open(name)
+            .map_err(|e| self.explain(&path, "cannot open", e))
     }
 
     /// True while the process has not exited (it may be a zombie once it has).
@@ -161,7 +167,10 @@ impl Target {
 
 fn no_such_process(pid: u32, e: Error) -> Error {
     if e.kind() == ErrorKind::NotFound || e.kind() == ErrorKind::NoSuchProcess {
-        Error::new(ErrorKind::NoSuchProcess, format!("no process with pid {pid}"))
+        Error::new(
+            ErrorKind::NoSuchProcess,
+            format!("no process with pid {pid}"),
+        )
     } else {
         e
     }
@@ -205,7 +214,12 @@ pub(crate) fn parse_stat(s: &str) -> Option<(u64, String)> {
     let close = s.rfind(')')?;
     let comm = s.get(open + 1..close)?.to_string();
     // Fields after ")" start at field 3 (state); starttime is field 22.
-    let start = s.get(close + 1..)?.split_whitespace().nth(19)?.parse().ok()?;
+    let start = s
+        .get(close + 1..)?
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()?;
     Some((start, comm))
 }
 

@@ -38,15 +38,27 @@ fn captures_exactly_the_known_pages_without_faulting_any_in() {
     assert_eq!(got, expected_pages(&t));
     assert!(sink.pages.iter().all(|(_, k, _)| *k == RegionKind::Anon));
     let cn = r.counts;
-    assert_eq!((cn.scanned, cn.stored, cn.zero, cn.same_filled), (20, 12, 4, 4));
-    assert_eq!((cn.duplicate, cn.unreadable, cn.sampled_out, cn.redacted), (0, 0, 0, 0));
-    assert_eq!(sink.processes, vec![(0, t.pid(), "cannery-capture".to_string())]);
+    assert_eq!(
+        (cn.scanned, cn.stored, cn.zero, cn.same_filled),
+        (20, 12, 4, 4)
+    );
+    assert_eq!(
+        (cn.duplicate, cn.unreadable, cn.sampled_out, cn.redacted),
+        (0, 0, 0, 0)
+    );
+    assert_eq!(
+        sink.processes,
+        vec![(0, t.pid(), "cannery-capture".to_string())]
+    );
     // Nothing was faulted in: the page map of the region is unchanged
     // (pages 20..64 still absent or zero-page), and anonymous RSS did not grow.
     let map_after = t.region_pagemap();
     let present = |m: &[u64]| m.iter().map(|e| e >> 63).collect::<Vec<_>>();
     assert_eq!(present(&map_before), present(&map_after));
-    assert!(map_after[24..].iter().all(|e| e >> 63 == 0), "untouched pages stay absent");
+    assert!(
+        map_after[24..].iter().all(|e| e >> 63 == 0),
+        "untouched pages stay absent"
+    );
     assert!(t.rss_anon_kb() <= rss_before, "RssAnon grew");
     t.stop();
 }
@@ -127,7 +139,9 @@ fn target_exiting_mid_capture_ends_gracefully() {
         }
     }));
     let mut sink = VecSink::default();
-    let r = c.sample(pid, None, &mut sink).expect("capture should end gracefully");
+    let r = c
+        .sample(pid, None, &mut sink)
+        .expect("capture should end gracefully");
     assert_eq!(r.exited, 1);
     assert_eq!(r.processes, 1);
     // Sampling again reports the target gone.
@@ -137,7 +151,11 @@ fn target_exiting_mid_capture_ends_gracefully() {
 
 #[test]
 fn stale_handle_never_reads_a_new_process() {
-    let mut child = std::process::Command::new(TESTEE).arg("sleep-env").stdout(std::process::Stdio::null()).spawn().unwrap();
+    let mut child = std::process::Command::new(TESTEE)
+        .arg("sleep-env")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     let target = Target::attach(child.id()).unwrap();
     assert!(target.is_alive());
     child.kill().unwrap();
@@ -203,7 +221,10 @@ fn session_writes_metadata_and_pages() {
     assert!(h.meta.sampling.dedup);
     assert_eq!(h.meta.count, 2);
     let c = h.counts;
-    assert_eq!((c.scanned, c.stored, c.zero, c.same_filled, c.duplicate), (40, 8, 8, 8, 16));
+    assert_eq!(
+        (c.scanned, c.stored, c.zero, c.same_filled, c.duplicate),
+        (40, 8, 8, 8, 16)
+    );
     let pages: Vec<_> = reader.by_ref().map(|p| p.unwrap()).collect();
     assert_eq!(pages.len(), 8);
     for (i, p) in pages.iter().enumerate() {
@@ -235,7 +256,10 @@ fn spawn_mode_uses_a_clean_environment_and_stops_the_workload() {
     };
     let rep = session::run_workload(&spec, "sleeper", &opts, &sched, &out, 3).unwrap();
     assert_eq!(rep.end_reason, "completed");
-    assert!(rep.killed, "workload should be stopped after the last sample");
+    assert!(
+        rep.killed,
+        "workload should be stopped after the last sample"
+    );
     assert!(rep.exit_status.is_some());
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "FOO=bar\n");
     let r = open_pages(&out).unwrap();
@@ -243,7 +267,10 @@ fn spawn_mode_uses_a_clean_environment_and_stops_the_workload() {
     assert_eq!(r.header().meta.label, "sleeper");
     let pages: Vec<_> = r.map(|p| p.unwrap().data).collect();
     for i in 0..16 {
-        assert!(pages.contains(&pattern(300 + i)), "page {i} of the workload missing");
+        assert!(
+            pages.contains(&pattern(300 + i)),
+            "page {i} of the workload missing"
+        );
     }
 }
 
@@ -260,7 +287,8 @@ fn spawn_mode_workload_exiting_early_still_gives_a_readable_file() {
         count: 3,
         interval: Duration::from_millis(200),
     };
-    let rep = session::run_workload(&spec, "quick", &CaptureOptions::default(), &sched, &out, 3).unwrap();
+    let rep =
+        session::run_workload(&spec, "quick", &CaptureOptions::default(), &sched, &out, 3).unwrap();
     assert!(rep.end_reason.contains("exited"), "{}", rep.end_reason);
     assert!(!rep.killed);
     let r = open_pages(&out).unwrap();
@@ -298,7 +326,11 @@ fn permission_denied_for_another_users_process() {
         }
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.starts_with("ERR PermissionDenied"), "got {stdout:?} {:?}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.starts_with("ERR PermissionDenied"),
+        "got {stdout:?} {:?}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("belongs to uid 0"), "{stdout}");
     assert!(stdout.contains("CAP_SYS_PTRACE"), "{stdout}");
 }

@@ -32,7 +32,12 @@ fn write_snapshot(path: &Path, n: u32) -> Vec<u8> {
     let mut w = SnapshotWriter::create(path, meta("unit"), 3).unwrap();
     w.begin_process(0, 42, "proc").unwrap();
     for i in 0..n {
-        let region = [RegionKind::Heap, RegionKind::Stack, RegionKind::Anon, RegionKind::FilePrivate][i as usize % 4];
+        let region = [
+            RegionKind::Heap,
+            RegionKind::Stack,
+            RegionKind::Anon,
+            RegionKind::FilePrivate,
+        ][i as usize % 4];
         w.write_page(region, &page(i)).unwrap();
     }
     w.set_counts(PageCounts {
@@ -62,7 +67,10 @@ fn round_trip_keeps_pages_regions_and_header() {
     assert!(h.finalized && !h.raw);
     assert_eq!(h.version, 1);
     assert_eq!(h.counts.stored, 10);
-    assert_eq!((h.counts.scanned, h.counts.zero, h.counts.same_filled), (15, 3, 2));
+    assert_eq!(
+        (h.counts.scanned, h.counts.zero, h.counts.same_filled),
+        (15, 3, 2)
+    );
     assert_eq!((h.samples, h.pause_max_ns, h.pause_total_ns), (1, 7, 9));
     assert_eq!(h.meta.label, "unit");
     assert_eq!(h.meta.end_reason, "completed");
@@ -92,7 +100,10 @@ fn truncated_files_give_an_error_naming_the_offset() {
             e.kind()
         );
         let msg = e.to_string();
-        assert!(msg.contains("cut.cansnap") && msg.contains("offset"), "{msg}");
+        assert!(
+            msg.contains("cut.cansnap") && msg.contains("offset"),
+            "{msg}"
+        );
         assert!(e.offset().unwrap() <= len as u64, "{msg}");
     }
 }
@@ -123,12 +134,18 @@ fn corrupt_files_give_an_error_and_never_panic() {
     let mut b = bytes.clone();
     b[9] = 9; // version 2305
     std::fs::write(&bad, &b).unwrap();
-    assert_eq!(read_all(&bad).unwrap_err().kind(), ErrorKind::UnsupportedVersion);
+    assert_eq!(
+        read_all(&bad).unwrap_err().kind(),
+        ErrorKind::UnsupportedVersion
+    );
     let mut b = bytes.clone();
     b.extend_from_slice(b"junk");
     std::fs::write(&bad, &b).unwrap();
     let e = read_all(&bad).unwrap_err();
-    assert_eq!((e.kind(), e.offset()), (ErrorKind::Corrupt, Some(bytes.len() as u64)));
+    assert_eq!(
+        (e.kind(), e.offset()),
+        (ErrorKind::Corrupt, Some(bytes.len() as u64))
+    );
     std::fs::write(&bad, b"hello world, not a snapshot").unwrap();
     assert_eq!(read_all(&bad).unwrap_err().kind(), ErrorKind::InvalidInput);
 }
@@ -214,7 +231,11 @@ fn corpus_directories_group_files_by_workload() {
     let names: Vec<_> = c.workloads.iter().map(|w| w.name.as_str()).collect();
     assert_eq!(names, vec!["alpha", "beta"]);
     assert_eq!(c.workloads[0].files.len(), 2);
-    let pages: Vec<_> = c.workloads[0].pages().unwrap().map(|p| p.unwrap()).collect();
+    let pages: Vec<_> = c.workloads[0]
+        .pages()
+        .unwrap()
+        .map(|p| p.unwrap())
+        .collect();
     assert_eq!(pages.len(), 3);
     assert_eq!(pages[2].data, page(9));
     let s = summarize(&root).unwrap();
@@ -226,7 +247,12 @@ fn corpus_directories_group_files_by_workload() {
     assert_eq!(one.workloads[0].name, "beta");
     let e = Corpus::open(&root.join("empty")).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
-    assert_eq!(Corpus::open(Path::new("/nonexistent/x")).unwrap_err().kind(), ErrorKind::NotFound);
+    assert_eq!(
+        Corpus::open(Path::new("/nonexistent/x"))
+            .unwrap_err()
+            .kind(),
+        ErrorKind::NotFound
+    );
 }
 
 #[test]
@@ -259,7 +285,12 @@ fn scan_secrets_finds_planted_secrets_and_passes_clean_data() {
     assert_eq!(
         summary,
         vec![
-            (dirty.join("env.txt"), None, (1 << 20) - 4, SecretKind::SecretVariable),
+            (
+                dirty.join("env.txt"),
+                None,
+                (1 << 20) - 4,
+                SecretKind::SecretVariable
+            ),
             (snap.clone(), Some(1), 1005, SecretKind::PrivateKey),
         ]
     );

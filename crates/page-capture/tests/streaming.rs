@@ -59,14 +59,18 @@ fn reading_a_large_snapshot_keeps_memory_bounded() {
     assert!(
         used < 1 << 20,
         "reader held {used} bytes at peak while streaming {} MiB of pages ({on_disk} bytes on disk)",
-        PAGES as usize * PAGE_SIZE >> 20
+        (PAGES as usize * PAGE_SIZE) >> 20
     );
 
     // The same through the corpus API.
     let corpus = Corpus::open(dir.path()).unwrap();
     PEAK.store(CURRENT.load(Ordering::SeqCst), Ordering::SeqCst);
     let base = CURRENT.load(Ordering::SeqCst);
-    let count = corpus.workloads[0].pages().unwrap().map(|p| p.unwrap()).count();
+    let count = corpus.workloads[0]
+        .pages()
+        .unwrap()
+        .inspect(|p| assert!(p.is_ok()))
+        .count();
     assert_eq!(count, PAGES as usize);
     assert!(PEAK.load(Ordering::SeqCst) - base < 1 << 20);
 }

@@ -80,7 +80,13 @@ fn hold() {
         page(dontdump, i).copy_from_slice(&pattern(100 + i as u64));
     }
     // SAFETY: madvise on our own live mapping.
-    let r = unsafe { libc::madvise(dontdump as *mut libc::c_void, 4 * PAGE_SIZE, libc::MADV_DONTDUMP) };
+    let r = unsafe {
+        libc::madvise(
+            dontdump as *mut libc::c_void,
+            4 * PAGE_SIZE,
+            libc::MADV_DONTDUMP,
+        )
+    };
     assert_eq!(r, 0, "madvise");
     let shared = map(2, rw, libc::MAP_SHARED);
     for i in 0..2 {

@@ -9,12 +9,12 @@ use crate::corpus::Page;
 use crate::error::{Error, ErrorKind, Result};
 use crate::maps::RegionKind;
 use crate::PAGE_SIZE;
+use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use sha2::{Digest, Sha256};
 
 /// Counts (and hashes) the bytes the decoder consumes from the file.
 struct Counting<R> {
@@ -122,7 +122,9 @@ impl SnapshotReader {
                     ErrorKind::Truncated,
                     path,
                     file_len,
-                    format!("snapshot truncated: file ends at {file_len} bytes, header says {want}"),
+                    format!(
+                        "snapshot truncated: file ends at {file_len} bytes, header says {want}"
+                    ),
                 ));
             }
             if file_len > want {
@@ -130,7 +132,10 @@ impl SnapshotReader {
                     ErrorKind::Corrupt,
                     path,
                     want,
-                    format!("{} unexpected bytes after the record stream", file_len - want),
+                    format!(
+                        "{} unexpected bytes after the record stream",
+                        file_len - want
+                    ),
                 ));
             }
             header.stream_len
@@ -187,7 +192,12 @@ impl SnapshotReader {
             } else {
                 "snapshot was not finalized (capture killed?) and its records end"
             };
-            Error::at(ErrorKind::Truncated, &self.path, off, format!("{why} in {what}"))
+            Error::at(
+                ErrorKind::Truncated,
+                &self.path,
+                off,
+                format!("{why} in {what}"),
+            )
         } else {
             Error::at(
                 ErrorKind::Corrupt,
@@ -236,7 +246,10 @@ impl SnapshotReader {
                             ErrorKind::Corrupt,
                             &self.path,
                             self.offset(),
-                            format!("unknown region code {} in page record {}", region[0], self.pages),
+                            format!(
+                                "unknown region code {} in page record {}",
+                                region[0], self.pages
+                            ),
                         ));
                     };
                     let mut data = vec![0u8; PAGE_SIZE];
@@ -269,7 +282,8 @@ impl SnapshotReader {
                     }
                     let n = u64::from_le_bytes(n);
                     self.done = true;
-                    if n != self.pages || (self.header.finalized && n != self.header.counts.stored) {
+                    if n != self.pages || (self.header.finalized && n != self.header.counts.stored)
+                    {
                         return Err(Error::at(
                             ErrorKind::Corrupt,
                             &self.path,
@@ -346,13 +360,23 @@ fn read_exact_at_start(
 ) -> Result<()> {
     if file_len < at + buf.len() as u64 {
         if file_len == 0 {
-            return Err(Error::at(ErrorKind::Truncated, path, 0, "empty file, not a snapshot"));
+            return Err(Error::at(
+                ErrorKind::Truncated,
+                path,
+                0,
+                "empty file, not a snapshot",
+            ));
         }
         let mut magic = [0u8; 8];
-        let n = if at == 0 { file.read(&mut magic).unwrap_or(0) } else { 8 };
+        let n = if at == 0 {
+            file.read(&mut magic).unwrap_or(0)
+        } else {
+            8
+        };
         if at > 0 {
             // The magic was already checked.
-        } else if n < 8 && !super::MAGIC.starts_with(&magic[..n]) || n == 8 && magic != super::MAGIC {
+        } else if n < 8 && !super::MAGIC.starts_with(&magic[..n]) || n == 8 && magic != super::MAGIC
+        {
             return Err(Error::at(
                 ErrorKind::InvalidInput,
                 path,
@@ -367,7 +391,8 @@ fn read_exact_at_start(
             "snapshot truncated inside its header",
         ));
     }
-    file.read_exact(buf).map_err(|e| Error::io(path, "cannot read", e))
+    file.read_exact(buf)
+        .map_err(|e| Error::io(path, "cannot read", e))
 }
 
 impl Iterator for SnapshotReader {

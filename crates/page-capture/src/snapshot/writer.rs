@@ -6,7 +6,9 @@
 //! [`SnapshotWriter::flush`] pushes everything so far to disk, so even a
 //! process killed outright leaves a file readable up to its last flush.
 
-use super::{Metadata, PageCounts, SnapshotHeader, FIXED_LEN, TAG_END, TAG_PAGE, TAG_PROCESS, VERSION};
+use super::{
+    Metadata, PageCounts, SnapshotHeader, FIXED_LEN, TAG_END, TAG_PAGE, TAG_PROCESS, VERSION,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::maps::RegionKind;
 use crate::PAGE_SIZE;
@@ -82,10 +84,14 @@ impl SnapshotWriter {
             ..SnapshotHeader::default()
         };
         let json = padded_meta(&header.meta, None).ok_or_else(|| {
-            Error::new(ErrorKind::InvalidInput, "snapshot metadata cannot be encoded")
+            Error::new(
+                ErrorKind::InvalidInput,
+                "snapshot metadata cannot be encoded",
+            )
         })?;
         let meta_len = json.len() as u32;
-        file.write_all(&super::sealed_fixed(&header, &json)).map_err(io)?;
+        file.write_all(&super::sealed_fixed(&header, &json))
+            .map_err(io)?;
         file.write_all(&json).map_err(io)?;
         let sink = HashWriter {
             inner: BufWriter::new(file),

@@ -65,7 +65,9 @@ impl Testee {
     }
 
     pub fn ping(&mut self) -> bool {
-        let Some(stdin) = self.stdin.as_mut() else { return false };
+        let Some(stdin) = self.stdin.as_mut() else {
+            return false;
+        };
         if writeln!(stdin, "ping").and_then(|_| stdin.flush()).is_err() {
             return false;
         }
