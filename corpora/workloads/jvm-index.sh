@@ -6,5 +6,5 @@ command -v javac >/dev/null || { apt-get update -qq && apt-get install -y -qq de
 javac -d "$WORK" "$REPO/corpora/workloads/JvmIndex.java"
 JAVA="$(readlink -f "$(command -v java)")"
 "$CANNERY" capture --label jvm-index --out "$(out_file jvm-index)" "${CAPTURE_FLAGS[@]}" \
-  --count 8 --interval 6s --log "$WORK/log" \
-  -- "$JAVA" -Xmx768m -XX:+UseSerialGC -cp "$WORK" JvmIndex 75
+  --count 6 --interval 8s --log "$WORK/log" \
+  -- "$JAVA" -Xmx512m -XX:+UseSerialGC -cp "$WORK" JvmIndex 90

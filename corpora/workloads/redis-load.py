@@ -15,7 +15,7 @@ def cmd(*args):
         parts.append(b"$%d\r\n%s\r\n" % (len(b), b))
     out.write(b"".join(parts))
 
-for u in range(60000):
+for u in range(150000):
     f, l = random.choice(FIRST), random.choice(LAST)
     cmd("HSET", f"user:{u}", "name", f"{f.title()} {l.title()}", "email", f"{f}.{l}{u}@example.org",
         "city", random.choice(["Porto", "Kyoto", "Accra", "Quito", "Riga"]), "visits", random.randrange(500),

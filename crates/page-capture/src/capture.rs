@@ -45,7 +45,8 @@ pub struct CaptureOptions {
     pub dedup: bool,
     /// Keep each candidate page with this probability.
     pub sample_rate: f64,
-    /// At most this many stored pages per file, split evenly over samples.
+    /// At most this many stored pages per file, split evenly over samples
+    /// (a sample that finds fewer candidates than its share passes the rest on).
     pub max_pages: Option<u64>,
     /// Seed for sampling.
     pub seed: u64,
@@ -442,13 +443,13 @@ impl Capturer {
             Verdict::SameFilled(_) => c.same_filled += 1,
             Verdict::Duplicate => c.duplicate += 1,
             Verdict::Keep => {
-                // Copy the page only if the sampler may hold it.
-                let data = if sampler.has_budget() {
-                    page.to_vec()
-                } else {
-                    Vec::new()
+                // Copy the page only if the sampler holds it.
+                let hold = sampler.has_budget();
+                let make = || {
+                    let data = if hold { page.to_vec() } else { Vec::new() };
+                    (proc_idx, addr, region, data)
                 };
-                match sampler.offer((proc_idx, addr, region, data)) {
+                match sampler.offer_with(make) {
                     Offer::Keep(_) => store(&self.opts, st, c, proc_idx, addr, region, page)?,
                     Offer::Held => {}
                     Offer::Dropped => c.sampled_out += 1,

@@ -94,22 +94,28 @@ impl<T> Sampler<T> {
 
     /// Offer one candidate.
     pub fn offer(&mut self, item: T) -> Offer<T> {
+        self.offer_with(|| item)
+    }
+
+    /// Offer one candidate made by `make`, which is called only if the
+    /// candidate is kept or held (so rejected candidates cost nothing).
+    pub fn offer_with(&mut self, make: impl FnOnce() -> T) -> Offer<T> {
         if self.rate < 1.0 && self.rng.next_f64() >= self.rate {
             return Offer::Dropped;
         }
         let Some(budget) = self.budget else {
-            return Offer::Keep(item);
+            return Offer::Keep(make());
         };
         let n = self.seen;
         self.seen += 1;
         if (self.reservoir.len() as u64) < budget {
-            self.reservoir.push((n, item));
+            self.reservoir.push((n, make()));
             return Offer::Held;
         }
         let j = self.rng.below(n + 1);
         if j < budget {
             // Replace slot j; the evicted item is dropped.
-            self.reservoir[j as usize] = (n, item);
+            self.reservoir[j as usize] = (n, make());
             self.evicted += 1;
             return Offer::Held;
         }

@@ -92,6 +92,8 @@ const SECRET_NAME_ENDINGS: &[&[u8]] = &[
     b"CREDENTIALS",
 ];
 
+const LOOSE_ENDINGS: &[&[u8]] = &[b"TOKEN", b"SECRET", b"PASSWORD", b"PASSWD"];
+
 /// Scan a buffer; returns every match, in offset order.
 pub fn scan_bytes(buf: &[u8]) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -144,10 +146,20 @@ pub fn scan_bytes(buf: &[u8]) -> Vec<Finding> {
                 .iter()
                 .any(|e| upper.ends_with(e))
                     && name.iter().all(|c| !c.is_ascii_lowercase());
-                let weak = name.len() >= 3
+                let starts_alnum = buf.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric());
+                // Upper-case names (environment style): any ending.
+                let env_style = name.len() >= 3
+                    && !name.iter().any(|c| c.is_ascii_lowercase())
                     && SECRET_NAME_ENDINGS.iter().any(|e| upper.ends_with(e))
                     && value >= 1
-                    && buf[i + 1].is_ascii_alphanumeric();
+                    && starts_alnum;
+                // Other names (query strings, config files): not "key", which
+                // is everywhere in code, and a value of 6 characters or more.
+                let other = name.len() >= 5
+                    && LOOSE_ENDINGS.iter().any(|e| upper.ends_with(e))
+                    && value >= 6
+                    && starts_alnum;
+                let weak = env_style || other;
                 if strong || weak {
                     out.push(Finding {
                         offset: s,
@@ -311,6 +323,8 @@ mod tests {
         assert_eq!(kinds(b"AWS_SECRET_ACCESS_KEY=wJalr"), vec![SecretVariable]);
         assert_eq!(kinds(b"API_KEY="), vec![SecretVariable]);
         assert_eq!(kinds(b"DB_PASSWORD=hunter2"), vec![SecretVariable]);
+        assert_eq!(kinds(b"?user=x&password=hunter2"), vec![SecretVariable]);
+        assert_eq!(kinds(b"auth_token=abcdef12"), vec![SecretVariable]);
         assert_eq!(kinds(b" AKIAIOSFODNN7EXAMPLE "), vec![TokenFormat]);
         let gh = format!("token ghp_{}", "a1B2".repeat(9));
         assert_eq!(kinds(gh.as_bytes()), vec![TokenFormat]);
@@ -322,6 +336,7 @@ mod tests {
     #[test]
     fn clean_data_passes() {
         let text = b"PATH=/usr/bin:/bin\0HOME=/root\0LANG=C.UTF-8\0KEY= \0TOKEN=\0x = a == b;\
+            sorted(d, key=lambda k: k) token=tok password=pw\
             the key is in the token bucket; BEGIN TRANSACTION; Authorization header; AKIA short";
         assert_eq!(kinds(text), vec![]);
         let mut rng = crate::sample::SplitMix64::new(1);

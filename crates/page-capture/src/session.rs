@@ -136,8 +136,9 @@ pub fn rfc3339(secs: u64) -> String {
     )
 }
 
-/// Pages sample `i` of `count` may store, so that the whole file holds at
-/// most `max` pages spread evenly over the samples.
+/// The even share of `max` pages for sample `i` of `count` (the shares add
+/// up to `max`). Sessions give each sample its share plus whatever earlier
+/// samples left unused.
 pub fn sample_budget(max: Option<u64>, i: u32, count: u32) -> Option<u64> {
     let max = max?;
     let count = count.max(1) as u128;
@@ -178,7 +179,12 @@ impl Loop<'_> {
             if !target.is_alive() {
                 return Ok(format!("target exited after {i} samples"));
             }
-            let budget = sample_budget(self.capturer.options().max_pages, i, self.sched.count);
+            // Budget left unused by earlier samples (fewer candidates than
+            // their share) carries over, so the file can still reach max_pages.
+            let budget = self.capturer.options().max_pages.map(|max| {
+                let due = max as u128 * (i as u128 + 1) / self.sched.count.max(1) as u128;
+                (due as u64).saturating_sub(self.capturer.counts().stored)
+            });
             match self.capturer.sample(target.pid(), budget, &mut self.writer) {
                 Ok(r) => {
                     let interrupted = r.interrupted;
