@@ -310,7 +310,7 @@ impl Capturer {
         let maps_file = target.open_checked("maps")?;
         drop(maps_file);
         let pagemap = PageMap::new(target.open_checked("pagemap")?);
-        let mem = MemReader::new(target.open_checked("mem")?);
+        let mem = MemReader::new(target.open_checked("mem")?, &target);
         let frozen = if self.opts.freeze {
             Some(crate::freeze::freeze(pid)?)
         } else {

@@ -83,6 +83,7 @@
 //! # Unsafe code
 //!
 //! Only where libc is needed: `pidfd_open` and `poll` ([`target`]),
+//! `process_vm_readv` ([`read`]), the zero-page probe ([`pagemap`]),
 //! `ptrace`/`waitpid` ([`freeze`]), signal handlers ([`interrupt`]) and
 //! `kill` ([`session`]). Each block carries a `// SAFETY:` note.
 
