@@ -175,6 +175,10 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
         }
     };
     print_report(&args, &report)?;
+    if report.end_reason == "interrupted" {
+        // The snapshot is finalized; exit like an interrupted command.
+        std::process::exit(130);
+    }
     if report.header.samples == 0 {
         bail!(
             "no sample was taken ({}); {} is a valid but empty snapshot",

@@ -35,7 +35,8 @@ pub enum ErrorKind {
 }
 
 /// An error from this crate: a kind, a one-line lower-case message that
-/// already names the path and offset, and the underlying OS error if any.
+/// already names the path, offset and OS error, and the underlying OS
+/// error itself if any ([`Error::io_error`]).
 #[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,
@@ -121,11 +122,14 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_ref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
+// The message already contains the OS error text, so `source()` is left
+// empty (error reporters would print it twice); see [`Error::io_error`].
+impl std::error::Error for Error {}
+
+impl Error {
+    /// The underlying OS error, if any.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        self.source.as_ref()
     }
 }
 
