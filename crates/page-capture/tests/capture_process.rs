@@ -135,6 +135,20 @@ fn target_exiting_mid_capture_ends_gracefully() {
                 // SAFETY: kill has no memory preconditions.
                 unsafe { libc::kill(pid as i32, libc::SIGKILL) };
                 killed = true;
+                // SIGKILL is delivered asynchronously: wait until the target
+                // is a zombie, so the rest of the capture sees it gone.
+                loop {
+                    let stat =
+                        std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                    let state = stat
+                        .rsplit(')')
+                        .next()
+                        .and_then(|r| r.split_whitespace().next());
+                    if matches!(state, Some("Z") | Some("X") | None) {
+                        break;
+                    }
+                    std::thread::yield_now();
+                }
             }
         }
     }));
