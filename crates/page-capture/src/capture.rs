@@ -11,6 +11,8 @@
 //! A process that exits mid-sample ends its part of the sample with what was
 //! read. Unreadable pages are counted and skipped.
 
+#![forbid(unsafe_code)]
+
 use crate::error::{ErrorKind, Result};
 use crate::filter::{Filter, Verdict};
 use crate::maps::{apply_smaps_flags, parse_maps, Mapping, RegionKind, Selection};

@@ -3,6 +3,8 @@
 //! at a time (never a whole file in memory). Also summarizes a corpus for
 //! `cannery corpus info`. Writing is [`crate::snapshot::writer`].
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::filter::same_filled;
 use crate::maps::RegionKind;

@@ -2,6 +2,8 @@
 //! `#[non_exhaustive]` [`ErrorKind`], the path involved and, for file formats,
 //! the byte offset where reading failed. Does not print or exit; callers decide.
 
+#![forbid(unsafe_code)]
+
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};

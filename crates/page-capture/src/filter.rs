@@ -8,6 +8,8 @@
 //! secrets: that check runs only on pages chosen for storing
 //! ([`crate::capture`]), as it is the slowest step.
 
+#![forbid(unsafe_code)]
+
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 

@@ -9,6 +9,8 @@
 //! mappings flagged `dd` (`MADV_DONTDUMP`), `io` or `pf` (device memory).
 //! This module only parses text; it never touches the target's memory.
 
+#![forbid(unsafe_code)]
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -14,6 +14,8 @@
 //! The same seed and the same candidate sequence give the same choice. Memory
 //! is `budget × 4 KiB` while a budget is active. Nothing here reads processes.
 
+#![forbid(unsafe_code)]
+
 /// The SplitMix64 generator.
 #[derive(Debug, Clone)]
 pub struct SplitMix64 {

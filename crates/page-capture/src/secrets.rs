@@ -10,6 +10,8 @@
 //! miss secrets in unknown formats and flag harmless text. Matches report an
 //! offset and a short preview, never the whole secret.
 
+#![forbid(unsafe_code)]
+
 use serde::Serialize;
 
 /// What kind of secret-looking string was found.

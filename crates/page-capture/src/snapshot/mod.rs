@@ -3,6 +3,8 @@
 //! the constants and the fixed header codec. Writing is in [`writer`],
 //! streaming reading in [`reader`].
 
+#![forbid(unsafe_code)]
+
 pub mod reader;
 pub mod writer;
 

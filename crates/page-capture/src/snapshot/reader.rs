@@ -4,6 +4,8 @@
 //! asking for more than 16 MiB are refused) however large the file. Truncation and
 //! corruption are reported with the path and the byte offset in the file.
 
+#![forbid(unsafe_code)]
+
 use super::{SnapshotHeader, FIXED_LEN, TAG_END, TAG_PAGE, TAG_PROCESS};
 use crate::corpus::Page;
 use crate::error::{Error, ErrorKind, Result};

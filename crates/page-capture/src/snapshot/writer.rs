@@ -6,6 +6,8 @@
 //! [`SnapshotWriter::flush`] pushes everything so far to disk, so even a
 //! process killed outright leaves a file readable up to its last flush.
 
+#![forbid(unsafe_code)]
+
 use super::{
     Metadata, PageCounts, SnapshotHeader, FIXED_LEN, TAG_END, TAG_PAGE, TAG_PROCESS, VERSION,
 };
