@@ -124,6 +124,43 @@ fn freeze_measures_pause_and_leaves_target_running() {
 }
 
 #[test]
+fn file_private_mappings_give_only_their_written_pages_when_asked() {
+    let t = Testee::start();
+    let range = Some((t.filemap, t.filemap + 2 * PAGE_SIZE as u64));
+    let run = |include_file_private: bool| {
+        let mut c = Capturer::new(CaptureOptions {
+            include_file_private,
+            address_range: range,
+            ..CaptureOptions::default()
+        });
+        let mut sink = VecSink::default();
+        c.sample(t.pid(), None, &mut sink).unwrap();
+        sink.pages
+    };
+    assert!(run(false).is_empty());
+    let pages = run(true);
+    assert_eq!(pages.len(), 1, "only the written (copy-on-write) page");
+    let mut want = pattern(400);
+    want[0] ^= 0xff;
+    assert_eq!(pages[0], (t.filemap, RegionKind::FilePrivate, want));
+}
+
+#[test]
+fn freeze_stops_reading_at_the_pause_limit() {
+    let mut t = Testee::start();
+    let mut c = Capturer::new(CaptureOptions {
+        freeze: true,
+        max_pause: Duration::ZERO,
+        ..CaptureOptions::default()
+    });
+    let mut sink = VecSink::default();
+    let r = c.sample(t.pid(), None, &mut sink).unwrap();
+    assert!(r.pause_limited);
+    assert_eq!(r.counts.scanned, 0);
+    assert!(t.ping(), "target did not answer after thaw");
+}
+
+#[test]
 fn target_exiting_mid_capture_ends_gracefully() {
     let t = Testee::start();
     let pid = t.pid();

@@ -1,7 +1,9 @@
 //! Test helper for the capture tests (not a user tool). Modes:
 //!
 //! * `hold`: maps memory with known contents, prints
-//!   `READY region=HEX dontdump=HEX shared=HEX guard=HEX`, answers `ping`
+//!   `READY region=HEX dontdump=HEX shared=HEX guard=HEX filemap=HEX`
+//!   (filemap: a private file mapping whose page 0 was written, page 1 only
+//!   read; see [`map_file_private`]), answers `ping`
 //!   lines with `pong`, exits at end of input. Region layout (64 pages):
 //!   0..8 distinct patterns ([`pattern`]), 8..12 zero (written), 12..16
 //!   same-filled, 16..20 copies of 0..4, 20..24 only read (zero page), 24..64
@@ -49,6 +51,36 @@ fn page<'a>(base: *mut u8, i: usize) -> &'a mut [u8] {
     unsafe { std::slice::from_raw_parts_mut(base.add(i * PAGE_SIZE), PAGE_SIZE) }
 }
 
+/// A private read-write mapping of a 2-page temporary file: page 0 is
+/// written (a copy-on-write anonymous page), page 1 only read (a page-cache
+/// page).
+fn map_file_private() -> *mut u8 {
+    use std::os::fd::AsRawFd;
+    let path = std::env::temp_dir().join(format!("cannery-testee-{}.bin", std::process::id()));
+    let mut content = pattern(400);
+    content.extend(pattern(401));
+    std::fs::write(&path, &content).expect("write temp file");
+    let file = std::fs::File::open(&path).expect("open temp file");
+    let _ = std::fs::remove_file(&path);
+    // SAFETY: private mapping of a file we opened, no address hint; checked.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            2 * PAGE_SIZE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    assert_ne!(p, libc::MAP_FAILED, "mmap file failed");
+    let p = p as *mut u8;
+    page(p, 0)[0] ^= 0xff;
+    // SAFETY: reading inside the live mapping.
+    std::hint::black_box(unsafe { std::ptr::read_volatile(p.add(PAGE_SIZE)) });
+    p
+}
+
 fn hold() {
     let rw = libc::PROT_READ | libc::PROT_WRITE;
     let region = map(64, rw, libc::MAP_PRIVATE);
@@ -93,6 +125,7 @@ fn hold() {
         page(shared, i).copy_from_slice(&pattern(200 + i as u64));
     }
     let guard = map(4, libc::PROT_NONE, libc::MAP_PRIVATE);
+    let filemap = map_file_private();
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
     let threads: Vec<_> = (0..2)
@@ -106,8 +139,8 @@ fn hold() {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "READY region={:x} dontdump={:x} shared={:x} guard={:x}",
-        region as usize, dontdump as usize, shared as usize, guard as usize
+        "READY region={:x} dontdump={:x} shared={:x} guard={:x} filemap={:x}",
+        region as usize, dontdump as usize, shared as usize, guard as usize, filemap as usize
     )
     .unwrap();
     out.flush().unwrap();

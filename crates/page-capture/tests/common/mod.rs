@@ -28,6 +28,7 @@ pub struct Testee {
     pub dontdump: u64,
     pub shared: u64,
     pub guard: u64,
+    pub filemap: u64,
 }
 
 impl Testee {
@@ -54,6 +55,7 @@ impl Testee {
             dontdump: field("dontdump"),
             shared: field("shared"),
             guard: field("guard"),
+            filemap: field("filemap"),
             child,
             stdin,
             stdout,
