@@ -151,14 +151,15 @@ impl Target {
     /// problems one message saying what to do.
     pub fn explain(&self, path: &Path, what: &str, err: std::io::Error) -> Error {
         let e = Error::io(path, what, err);
+        // An exited process (zombie) also refuses access: report the exit.
+        if !self.is_alive() {
+            let msg = format!("process {} exited ({e})", self.pid);
+            return e.with_kind(ErrorKind::NoSuchProcess).with_message(msg);
+        }
         match e.kind() {
             ErrorKind::PermissionDenied => {
                 let msg = permission_advice(self.pid, &e.to_string());
                 e.with_message(msg)
-            }
-            _ if !self.is_alive() => {
-                let msg = format!("process {} exited ({e})", self.pid);
-                e.with_kind(ErrorKind::NoSuchProcess).with_message(msg)
             }
             _ => e,
         }

@@ -128,14 +128,18 @@ fn hold() {
     let filemap = map_file_private();
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
+    let started = std::sync::Arc::new(std::sync::Barrier::new(3));
     let threads: Vec<_> = (0..2)
         .map(|_| {
             let rx = rx.clone();
+            let started = started.clone();
             std::thread::spawn(move || {
+                started.wait();
                 let _ = rx.lock().map(|r| r.recv());
             })
         })
         .collect();
+    started.wait();
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
