@@ -25,10 +25,19 @@
 //! Pages zswap could see: resident, private, anonymous pages of `[heap]`,
 //! `[stack]` and anonymous mappings (and, on request, the copy-on-write pages
 //! of private file mappings). Not read at all: pages that are swapped out or
-//! were never touched (the page map says so), shared and special mappings,
-//! `PROT_NONE` guard areas and `MADV_DONTDUMP` mappings. Zero-filled and
-//! same-value-filled pages are counted, not stored, as zswap stores them
-//! without compressing; identical pages are optionally counted once.
+//! were never touched (the page map says so), pages only ever read (mapped
+//! to the kernel's shared zero page; recognised when page frame numbers are
+//! visible, i.e. as root), shared and special mappings, `PROT_NONE` guard
+//! areas and `MADV_DONTDUMP` mappings. Zero-filled and same-value-filled
+//! pages are counted, not stored, as zswap stores them without compressing;
+//! identical pages are optionally counted once; sampling then picks the
+//! pages to store, and `redact_secrets` drops chosen pages that look like
+//! they hold secrets. Every page read is accounted for in
+//! [`snapshot::PageCounts`].
+//!
+//! With `freeze`, each process is stopped only while its pages are copied
+//! into memory (so the pause covers reading, not hashing or compression);
+//! that needs memory for the process's resident private pages.
 //!
 //! # Snapshots contain raw memory
 //!
