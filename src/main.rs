@@ -27,6 +27,11 @@ enum Command {
     /// Write a table for the kernel iaa_crypto driver, QPL or ISA-L.
     #[command(subcommand)]
     Export(cli::export::ExportCommand),
+    /// Capture resident anonymous memory pages of a process or workload into a snapshot.
+    Capture(Box<cli::capture::CaptureArgs>),
+    /// Inspect corpora: info, scan-secrets.
+    #[command(subcommand)]
+    Corpus(cli::corpus::CorpusCommand),
     /// Replay a corpus as zswap stores and loads it, through the batch path.
     ZswapSim(cli::zswap_sim::ZswapSimArgs),
 }
@@ -38,6 +43,8 @@ fn main() {
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
         Command::Export(cmd) => cli::export::run(cmd),
+        Command::Capture(args) => cli::capture::run(*args),
+        Command::Corpus(cmd) => cli::corpus::run(cmd),
         Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
     };
     if let Err(err) = result {

@@ -255,5 +255,5 @@ fn bad_input_gives_clear_errors() {
     std::fs::create_dir(&empty).unwrap();
     let (ok, _, err) = sim(&["--corpus", empty.to_str().unwrap(), "--mode", "lz4"]);
     assert!(!ok);
-    assert!(err.contains("no .pages files"), "{err}");
+    assert!(err.contains("no snapshot or .pages files"), "{err}");
 }

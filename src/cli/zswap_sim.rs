@@ -35,6 +35,10 @@
 //!   decompression) divided by its pages, recorded once per page; p50 and
 //!   p99 are nearest-rank percentiles over all pages.
 //!
+//! The corpus is read with `cannery_capture::corpus` (snapshots or raw
+//! `.pages` files); pages the capture left out as zero or same-filled are
+//! counted in the report but not replayed.
+//!
 //! Every loaded page is compared with the original; mismatches are counted
 //! and reported, and make the command fail.
 
@@ -43,6 +47,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context};
+use cannery_capture::corpus::{open_pages, Corpus};
 use cannery_codec::batch::{
     BatchCompressor, BatchDecompressor, PageCompressor, PageDecompressor, UnitStatus,
     MAX_BATCH_SIZE,
@@ -59,8 +64,8 @@ const SWEEP: [usize; 6] = [1, 2, 4, 8, 16, 32];
 /// Arguments of `cannery zswap-sim`.
 #[derive(Args, Debug)]
 pub struct ZswapSimArgs {
-    /// A raw `.pages` file (4 KiB pages back to back) or a directory searched
-    /// recursively for them.
+    /// A corpus: a snapshot or raw `.pages` file, or a directory with one
+    /// sub-directory per workload (all workloads are replayed in order).
     #[arg(long)]
     corpus: PathBuf,
     /// Canned table: a built-in name (kernel-2024, fixed) or a table file
@@ -658,8 +663,12 @@ where
 #[derive(Debug, Serialize)]
 struct Report {
     corpus: String,
+    workloads: Vec<String>,
     files: usize,
     pages: usize,
+    /// Zero/same-filled pages the capture counted but left out of the
+    /// corpus; not replayed (zswap would keep them as values, no pool space).
+    omitted_same_filled_pages: u64,
     mode: String,
     table: Option<String>,
     format: Option<String>,
@@ -672,66 +681,57 @@ struct Report {
     runs: Vec<RunReport>,
 }
 
-/// Raw `.pages` files under `path` (or `path` itself), sorted.
-fn corpus_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let meta = std::fs::metadata(path)
-        .with_context(|| format!("cannot read corpus {}", path.display()))?;
-    if meta.is_file() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut files = Vec::new();
-    let mut dirs = vec![path.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        let rd = std::fs::read_dir(&dir)
-            .with_context(|| format!("cannot list corpus directory {}", dir.display()))?;
-        for entry in rd {
-            let p = entry
-                .with_context(|| format!("cannot list corpus directory {}", dir.display()))?
-                .path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|e| e == "pages") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    if files.is_empty() {
-        bail!("no .pages files found under {}", path.display());
-    }
-    Ok(files)
+/// A corpus read into memory.
+struct Loaded {
+    /// All pages of all workloads, in order, back to back.
+    data: Vec<u8>,
+    /// Workload names.
+    workloads: Vec<String>,
+    /// Files read.
+    files: usize,
+    /// Zero and same-filled pages the capture counted but did not store.
+    omitted_same_filled: u64,
 }
 
-/// Reads the corpus into one buffer of whole pages.
-fn load_corpus(files: &[PathBuf], max_pages: Option<usize>) -> anyhow::Result<Vec<u8>> {
-    let mut all = Vec::new();
-    for f in files {
-        let bytes = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
-        if bytes.len() % PAGE_SIZE != 0 {
-            bail!(
-                "{} is {} bytes, not a multiple of 4096: not a raw .pages file",
-                f.display(),
-                bytes.len()
-            );
-        }
-        all.extend_from_slice(&bytes);
-        if let Some(m) = max_pages {
-            if all.len() >= m * PAGE_SIZE {
-                all.truncate(m * PAGE_SIZE);
-                break;
+/// Reads a corpus (snapshots or raw `.pages` files, through
+/// `cannery_capture::corpus`): every workload in order, up to `max_pages`.
+fn load_corpus(path: &Path, max_pages: Option<usize>) -> anyhow::Result<Loaded> {
+    let corpus =
+        Corpus::open(path).with_context(|| format!("cannot open corpus {}", path.display()))?;
+    let limit = max_pages.unwrap_or(usize::MAX).saturating_mul(PAGE_SIZE);
+    let mut loaded = Loaded {
+        data: Vec::new(),
+        workloads: Vec::new(),
+        files: 0,
+        omitted_same_filled: 0,
+    };
+    'all: for w in &corpus.workloads {
+        loaded.workloads.push(w.name.clone());
+        for f in &w.files {
+            let reader = open_pages(f)?;
+            let counts = &reader.header().counts;
+            loaded.omitted_same_filled += counts.zero + counts.same_filled;
+            loaded.files += 1;
+            for page in reader {
+                let page = page?;
+                loaded.data.extend_from_slice(&page.data);
+                if loaded.data.len() >= limit {
+                    loaded.data.truncate(limit);
+                    break 'all;
+                }
             }
         }
     }
-    if all.is_empty() {
-        bail!("the corpus has no pages");
+    if loaded.data.is_empty() {
+        bail!("the corpus {} has no pages", path.display());
     }
-    Ok(all)
+    Ok(loaded)
 }
 
 /// Runs `cannery zswap-sim`.
 pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
-    let files = corpus_files(&args.corpus)?;
-    let corpus = load_corpus(&files, args.max_pages)?;
+    let loaded = load_corpus(&args.corpus, args.max_pages)?;
+    let corpus = &loaded.data;
     let engines = match args.engines {
         Some(e) => e as usize,
         None => std::thread::available_parallelism()
@@ -788,7 +788,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
                     .map(|_| Decoder::new(mode, format, t))
                     .collect::<Option<Vec<_>>>()
                     .context("cannot set up the decoder")?;
-                run(&corpus, cfg, enc, dec)?
+                run(corpus, cfg, enc, dec)?
             }
             (None, Some(kind)) => {
                 let peers = || {
@@ -796,7 +796,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
                         .map(|_| Peer::new(kind.clone(), None).map(PeerCodec))
                         .collect::<Result<Vec<_>, _>>()
                 };
-                run(&corpus, cfg, peers()?, peers()?)?
+                run(corpus, cfg, peers()?, peers()?)?
             }
             (None, None) => unreachable!("every mode has a codec"),
         };
@@ -805,8 +805,10 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
 
     let report = Report {
         corpus: args.corpus.display().to_string(),
-        files: files.len(),
+        workloads: loaded.workloads,
+        files: loaded.files,
         pages: corpus.len() / PAGE_SIZE,
+        omitted_same_filled_pages: loaded.omitted_same_filled,
         mode: match &peer_kind {
             Some(k) => k.to_string(),
             None => args
@@ -846,10 +848,12 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
 
 fn print_text(r: &Report) {
     println!(
-        "corpus {} ({} files, {} pages), mode {}{}{}, folio {}, {} engines, policy {}",
+        "corpus {} ({} workloads, {} files, {} pages; {} zero/same-filled pages left out by the capture), mode {}{}{}, folio {}, {} engines, policy {}",
         r.corpus,
+        r.workloads.len(),
         r.files,
         r.pages,
+        r.omitted_same_filled_pages,
         r.mode,
         r.table
             .as_ref()
