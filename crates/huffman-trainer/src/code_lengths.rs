@@ -137,7 +137,14 @@ mod tests {
                 return;
             }
             for l in 1..=m {
-                go(i + 1, c, m, kraft + (1 << (m - l)), acc + c[i] * l as u64, best);
+                go(
+                    i + 1,
+                    c,
+                    m,
+                    kraft + (1 << (m - l)),
+                    acc + c[i] * l as u64,
+                    best,
+                );
             }
         }
         let mut best = u64::MAX;
@@ -199,7 +206,10 @@ mod tests {
             *w = 1 + (1u64 << (40 - i));
         }
         let free = build_lengths(&ll_w, &d_w, &Constraints::default());
-        assert!(qpl_bits(&free) > QPL_MAX_BITS, "test needs a violating code");
+        assert!(
+            qpl_bits(&free) > QPL_MAX_BITS,
+            "test needs a violating code"
+        );
         let c = Constraints {
             max_len: 15,
             qpl_compatible: true,
@@ -207,7 +217,8 @@ mod tests {
         let l = build_lengths(&ll_w, &d_w, &c);
         assert!(qpl_bits(&l) <= QPL_MAX_BITS);
         // No better pair of limits satisfies the rule.
-        let cost_of = |l: &CodeLengths| weighted_cost(&ll_w, &l.litlen) + weighted_cost(&d_w, &l.dist);
+        let cost_of =
+            |l: &CodeLengths| weighted_cost(&ll_w, &l.litlen) + weighted_cost(&d_w, &l.dist);
         for a in 9..=15u8 {
             for b in 5..=15u8 {
                 let cand = CodeLengths {
@@ -215,7 +226,10 @@ mod tests {
                     dist: limited_code_lengths(&d_w, b).try_into().unwrap(),
                 };
                 if qpl_bits(&cand) <= QPL_MAX_BITS {
-                    assert!(cost_of(&l) <= cost_of(&cand), "limits {a}/{b} beat the choice");
+                    assert!(
+                        cost_of(&l) <= cost_of(&cand),
+                        "limits {a}/{b} beat the choice"
+                    );
                 }
             }
         }

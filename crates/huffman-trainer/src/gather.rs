@@ -159,7 +159,10 @@ mod tests {
             }
         }
         assert_eq!(h, seq);
-        assert!(h.same_filled_pages > 0, "synthetic pages include zero pages");
+        assert!(
+            h.same_filled_pages > 0,
+            "synthetic pages include zero pages"
+        );
         assert!(h.check().is_ok());
     }
 

@@ -168,8 +168,7 @@ impl SymbolCounts {
                 Token::Match { length, distance } => {
                     self.litlen[length_symbol(length) as usize] += 1;
                     self.dist[dist_symbol(distance) as usize] += 1;
-                    self.extra_bits +=
-                        (length_extra(length).0 + dist_extra(distance).0) as u64;
+                    self.extra_bits += (length_extra(length).0 + dist_extra(distance).0) as u64;
                 }
             }
         }
@@ -193,7 +192,12 @@ impl SymbolCounts {
 
     /// Bits these symbols take under code lengths `ll`/`d` (extra bits included).
     pub fn bits(&self, ll: &[u8; NUM_LITLEN], d: &[u8; NUM_DIST]) -> u64 {
-        let a: u64 = self.litlen.iter().zip(ll).map(|(&c, &l)| c * l as u64).sum();
+        let a: u64 = self
+            .litlen
+            .iter()
+            .zip(ll)
+            .map(|(&c, &l)| c * l as u64)
+            .sum();
         let b: u64 = self.dist.iter().zip(d).map(|(&c, &l)| c * l as u64).sum();
         a + b + self.extra_bits
     }

@@ -18,7 +18,9 @@ use crate::code_lengths::{build_lengths, Constraints};
 use crate::error::{TrainError, MIN_TRAINING_PAGES};
 use crate::gather::{gather, gather_pages, settings_for, Parser};
 use crate::histogram::{Histogram, ParseModel, SymbolCounts};
-use crate::pages::{for_each_chunk, page_hash, same_filled, PageSource, Part, SmallestHashes, Split};
+use crate::pages::{
+    for_each_chunk, page_hash, same_filled, PageSource, Part, SmallestHashes, Split,
+};
 
 /// Name and version written into every table's provenance.
 pub const GENERATOR: &str = concat!("cannery-trainer ", env!("CARGO_PKG_VERSION"));
@@ -551,7 +553,10 @@ pub fn train_from_scan<S: PageSource + ?Sized>(
             .insert("parse".into(), ParseModel::Best.name().into());
         Ok((t, steps))
     } else {
-        Ok((table_from_histogram(&scan.train, &table_opts, name)?, Vec::new()))
+        Ok((
+            table_from_histogram(&scan.train, &table_opts, name)?,
+            Vec::new(),
+        ))
     }
 }
 
@@ -631,15 +636,30 @@ mod tests {
         let few = synthetic_pages(10, 13);
         let e = train_workload("tiny", &few, &opts).unwrap_err();
         let msg = e.to_string();
-        assert!(matches!(e, TrainError::TooFewPages { needed: 32, .. }), "{msg}");
-        assert!(msg.contains("tiny") && msg.contains("need at least 32"), "{msg}");
+        assert!(
+            matches!(e, TrainError::TooFewPages { needed: 32, .. }),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("tiny") && msg.contains("need at least 32"),
+            "{msg}"
+        );
         let none: Vec<Vec<u8>> = Vec::new();
         let e = train_workload("void", &none, &opts).unwrap_err();
         assert!(matches!(e, TrainError::Empty { .. }), "{e}");
         assert!(e.to_string().contains("no pages found"));
         let zeros = vec![vec![0u8; 4096]; 100];
         let e = train_workload("zeros", &zeros, &opts).unwrap_err();
-        assert!(matches!(e, TrainError::AllSameFilled { same_filled: 100, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                TrainError::AllSameFilled {
+                    same_filled: 100,
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 
     #[test]
@@ -679,6 +699,8 @@ mod tests {
         let r = evaluate_smoothings(&tr.scan.train, &tr.scan.test, &TableOptions::default());
         assert_eq!(r.len(), crate::smoothing::Smoothing::CANDIDATES.len());
         assert!(r.iter().any(|x| x.excess_percent == 0.0));
-        assert!(r.iter().all(|x| x.bits_per_page > 0.0 && x.excess_percent >= 0.0));
+        assert!(r
+            .iter()
+            .all(|x| x.bits_per_page > 0.0 && x.excess_percent >= 0.0));
     }
 }
