@@ -47,11 +47,22 @@ impl<T: AsRef<[u8]> + Sync> PageSource for Vec<T> {
 /// Pages handled per chunk of a pass: 1 MiB of pages in memory at a time.
 pub const CHUNK_PAGES: usize = 256;
 
-/// `Some(byte)` if every byte of `page` is `byte` (zswap stores such pages
-/// as a value, never compressing them; a zero page is `Some(0)`).
-pub fn same_filled(page: &[u8]) -> Option<u8> {
-    let (&first, rest) = page.split_first()?;
-    rest.iter().all(|&b| b == first).then_some(first)
+/// `Some(word)` if the page is one 64-bit word repeated (zswap's
+/// same-filled test; a zero page is `Some(0)`): zswap stores such pages as
+/// that value and never compresses them. Pages whose length is not a
+/// multiple of 8 are tested byte by byte.
+pub fn same_filled(page: &[u8]) -> Option<u64> {
+    if page.is_empty() {
+        return None;
+    }
+    if page.len() % 8 != 0 {
+        let first = page[0];
+        return page.iter().all(|&b| b == first).then_some(first as u64);
+    }
+    let first = &page[..8];
+    page.chunks_exact(8)
+        .all(|w| w == first)
+        .then(|| u64::from_le_bytes(first.try_into().expect("8 bytes")))
 }
 
 /// A stable 64-bit hash of a page's content and a seed.
@@ -243,7 +254,9 @@ mod tests {
     #[test]
     fn same_filled_pages_are_recognised() {
         assert_eq!(same_filled(&[0u8; 4096]), Some(0));
-        assert_eq!(same_filled(&[0xAB; 4096]), Some(0xAB));
+        assert_eq!(same_filled(&[0xAB; 4096]), Some(0xABAB_ABAB_ABAB_ABAB));
+        let words = 0x1122_3344_5566_7788u64.to_le_bytes().repeat(512);
+        assert_eq!(same_filled(&words), Some(0x1122_3344_5566_7788));
         let mut p = vec![0u8; 4096];
         p[4095] = 1;
         assert_eq!(same_filled(&p), None);
