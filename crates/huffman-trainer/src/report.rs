@@ -314,6 +314,22 @@ pub fn train_corpus(
         None
     };
     let kernel = Table::kernel_2024();
+    // zstd's dictionary trainer is single-threaded: train all workloads'
+    // dictionaries at once.
+    let dictionaries: Vec<Option<Vec<u8>>> = {
+        use rayon::prelude::*;
+        scans
+            .par_iter()
+            .map(|s| {
+                if opts.peers && !s.dictionary_samples.is_empty() {
+                    let refs: Vec<&[u8]> = s.dictionary_samples.iter().map(|p| &p[..]).collect();
+                    train_zstd_dictionary(&refs, DICTIONARY_SIZE)
+                } else {
+                    None
+                }
+            })
+            .collect()
+    };
 
     // Evaluate each workload's held-out pages.
     let mut reports = Vec::new();
@@ -323,12 +339,7 @@ pub fn train_corpus(
     for (i, (w, s)) in workloads.iter().zip(&scans).enumerate() {
         progress(Progress::Evaluating(&w.name));
         let main = own[i].as_ref().unwrap_or(&fleet);
-        let dict = if opts.peers && !s.dictionary_samples.is_empty() {
-            let refs: Vec<&[u8]> = s.dictionary_samples.iter().map(|p| &p[..]).collect();
-            train_zstd_dictionary(&refs, DICTIONARY_SIZE)
-        } else {
-            None
-        };
+        let dict = &dictionaries[i];
         let mut spec = EvalSpec::held_out(opts.train.split, Some(main));
         if !opts.peers {
             spec.peers.clear();
