@@ -4,6 +4,7 @@
 pub mod codec;
 pub mod export;
 pub mod table;
+pub mod train;
 
 use std::path::Path;
 
