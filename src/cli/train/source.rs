@@ -4,7 +4,10 @@
 //! streams each workload's pages, file by file, without loading them.
 //!
 //! Zero and same-filled pages that snapshots counted instead of storing
-//! are reported through [`PageSource::uncounted_same_filled`]. Live
+//! are reported through [`PageSource::uncounted_same_filled`], scaled by
+//! the share of the other pages that was stored (capture samples and
+//! deduplicates the pages it stores, but counts every zero page), so they
+//! stay in proportion to the pages actually read. Live
 //! processes (`stats --pid`) are handled in `mod.rs`; this module only reads files.
 
 use std::path::{Path, PathBuf};
@@ -84,7 +87,12 @@ pub fn open(arg: &str) -> anyhow::Result<(String, Vec<WorkloadSource>)> {
             let r = open_pages(f).map_err(|e| anyhow::anyhow!("{e}"))?;
             let h = r.header();
             if !h.raw {
-                uncounted += h.counts.zero + h.counts.same_filled;
+                let c = &h.counts;
+                let candidates = c.stored + c.sampled_out + c.duplicate + c.redacted;
+                if candidates > 0 {
+                    let share = c.stored as f64 / candidates as f64;
+                    uncounted += ((c.zero + c.same_filled) as f64 * share).round() as u64;
+                }
             }
         }
         out.push(WorkloadSource {
