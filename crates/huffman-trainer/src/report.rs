@@ -643,6 +643,17 @@ mod tests {
             0
         );
         assert!(v["fleet"]["modes"]["canned-fast"]["effective_ratio"].is_number());
+        // The fleet and cluster tables round-trip every held-out page too.
+        for t in out.cluster_tables.iter().chain([&out.fleet_table]) {
+            for src in [&a, &b] {
+                let mut spec = EvalSpec::held_out(opts.train.split, Some(t));
+                spec.levels = vec![cannery_codec::Level::Fast, cannery_codec::Level::Best];
+                spec.peers.clear();
+                spec.baselines = false;
+                let ev = evaluate(src, &spec).unwrap();
+                assert!(ev.pages > 10);
+            }
+        }
         // Provenance carries the measured ratios.
         assert!(out.workload_tables[0].provenance.ratios["canned-fast"] > 1.0);
         assert_eq!(

@@ -692,6 +692,37 @@ mod tests {
         assert_eq!(tr.table.check_iaa(), Ok(()));
     }
 
+    proptest::proptest! {
+        /// Any statistics (zeros, one symbol, huge skew) give an IAA-safe
+        /// table with complete codes, within the QPL rule when asked.
+        #[test]
+        fn any_histogram_gives_an_iaa_safe_table(
+            ll in proptest::collection::vec(proptest::prop_oneof![
+                proptest::strategy::Just(0u64), 0u64..10, 0u64..1_000_000_000_000], 286),
+            d in proptest::collection::vec(proptest::prop_oneof![
+                proptest::strategy::Just(0u64), 0u64..1_000_000], 24),
+            qpl in proptest::bool::ANY,
+            all_d in proptest::bool::ANY,
+            smoothing in proptest::sample::select(crate::smoothing::Smoothing::CANDIDATES.to_vec()),
+        ) {
+            let mut c = SymbolCounts::default();
+            c.litlen.copy_from_slice(&ll);
+            c.dist[..24].copy_from_slice(&d);
+            let mut opts = TableOptions { smoothing, all_distances: all_d, ..TableOptions::default() };
+            opts.constraints.qpl_compatible = qpl;
+            let l = lengths_from_counts(&c, &opts);
+            let t = Table::from_lengths(&l.litlen, &l.dist).unwrap();
+            proptest::prop_assert_eq!(t.check_iaa(), Ok(()));
+            proptest::prop_assert_eq!(t.kraft(), (32768, 32768));
+            if all_d {
+                proptest::prop_assert!(l.dist.iter().all(|&x| x > 0));
+            }
+            if qpl {
+                proptest::prop_assert!(crate::code_lengths::qpl_bits(&l) <= 56);
+            }
+        }
+    }
+
     #[test]
     fn smoothing_comparison_covers_every_candidate() {
         let pages = synthetic_pages(300, 16);
