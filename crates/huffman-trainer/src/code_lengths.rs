@@ -108,7 +108,7 @@ pub fn build_lengths(
                 continue;
             }
             let cost = weighted_cost(ll_w, ll) + weighted_cost(d_w, d);
-            if chosen.as_ref().map_or(true, |(c0, _)| cost < *c0) {
+            if chosen.as_ref().is_none_or(|(c0, _)| cost < *c0) {
                 chosen = Some((cost, cand));
             }
         }

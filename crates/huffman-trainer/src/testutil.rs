@@ -43,7 +43,7 @@ pub fn synthetic_page(style: u64, rng: &mut Rng) -> Vec<u8> {
                 p.extend_from_slice(&(base + rng.below(4096) * 16).to_le_bytes());
                 p.extend_from_slice(&(rng.below(100)).to_le_bytes());
                 p.extend_from_slice(&[0x11, 0x22, 0, 0, 0, 0, 0, 0]);
-                p.extend_from_slice(&(rng.below(1 << 16) as u64).to_le_bytes());
+                p.extend_from_slice(&rng.below(1 << 16).to_le_bytes());
             }
         }
         // Text.
