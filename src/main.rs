@@ -35,6 +35,11 @@ enum Command {
     Merge(cli::train::MergeArgs),
     /// Evaluate one table on a corpus: ratios against every codec, and drift.
     Eval(cli::train::EvalArgs),
+    /// Capture resident anonymous memory pages of a process or workload into a snapshot.
+    Capture(Box<cli::capture::CaptureArgs>),
+    /// Inspect corpora: info, scan-secrets.
+    #[command(subcommand)]
+    Corpus(cli::corpus::CorpusCommand),
 }
 
 fn main() {
@@ -48,6 +53,8 @@ fn main() {
         Command::Stats(args) => cli::train::stats(args),
         Command::Merge(args) => cli::train::merge(args),
         Command::Eval(args) => cli::train::eval(args),
+        Command::Capture(args) => cli::capture::run(*args),
+        Command::Corpus(cmd) => cli::corpus::run(cmd),
     };
     if let Err(err) = result {
         eprintln!("cannery: {err:#}");

@@ -10,11 +10,13 @@
 //! [`train`] (tables, `best` refinement) → [`cluster`] (K tables) →
 //! [`evaluate`] (held-out sizes for every codec, drift) → [`report`]
 //! (per-workload and fleet training of a corpus, and its report).
-//! [`peers`] wraps the other compressors.
+//! [`peers`] wraps the other compressors; [`bench`] times them and cannery's
+//! modes page by page (`cannery bench`).
 //!
 //! The crate reads no files and prints nothing: callers hand it pages (any
 //! [`pages::PageSource`]) or histograms, and get tables and reports back.
 
+pub mod bench;
 pub mod cluster;
 pub mod code_lengths;
 pub mod error;
