@@ -18,7 +18,7 @@ pub const MIN_TRAINING_PAGES: u64 = 32;
 pub enum TrainError {
     /// The page source failed (unreadable file, corrupt snapshot, ...).
     #[error("cannot read pages: {0}")]
-    Source(#[source] SourceError),
+    Source(SourceError),
     /// A page of the wrong size.
     #[error("page {index} is {len} bytes; pages are 4096 bytes")]
     PageSize {
@@ -83,14 +83,14 @@ pub enum TrainError {
     #[error(transparent)]
     Histogram(#[from] HistogramError),
     /// The codec refused a table or page (a bug if it happens after training).
-    #[error("codec error: {0}")]
+    #[error(transparent)]
     Encode(#[from] cannery_codec::EncodeError),
     /// A trained table broke a table rule (a bug: training guarantees them).
-    #[error("trained table is invalid: {0}")]
+    #[error(transparent)]
     Table(#[from] cannery_codec::TableError),
     /// A trained table broke an IAA rule (a bug: training guarantees them).
     #[error("trained table is not usable by IAA: {0}")]
-    NotIaaSafe(#[source] cannery_codec::table::IaaRule),
+    NotIaaSafe(cannery_codec::table::IaaRule),
     /// A peer compressor failed.
     #[error(transparent)]
     Peer(#[from] crate::peers::PeerError),
