@@ -151,7 +151,10 @@ pub enum Reencode {
 /// is returned); `Ok(None)` means it decoded but no framing we write
 /// reproduces it, with the first differing byte in the `Err` of the inner
 /// check.
-pub fn reencode_canned(table: &Table, stream: &[u8]) -> Result<Result<Reencode, usize>, BackendError> {
+pub fn reencode_canned(
+    table: &Table,
+    stream: &[u8],
+) -> Result<Result<Reencode, usize>, BackendError> {
     let tokens = CannedDecoder::new(table).tokens(stream, PAGE_SIZE)?;
     let mut plain = Vec::with_capacity(stream.len());
     let mut w = BitWriter::new(&mut plain);
@@ -273,14 +276,12 @@ pub fn check_stream(
             let reencode = match (mode, table) {
                 (Mode::Canned, Some(t)) => match reencode_canned(t, stream) {
                     Ok(Ok(r)) => Some(r),
-                    Ok(Err(at)) => {
-                        return PairOutcome::Fail {
-                            stage: "reencode",
-                            detail: format!(
-                                "re-encoding the stream's tokens differs from the stream at byte {at}"
-                            ),
-                        }
-                    }
+                    Ok(Err(at)) => return PairOutcome::Fail {
+                        stage: "reencode",
+                        detail: format!(
+                            "re-encoding the stream's tokens differs from the stream at byte {at}"
+                        ),
+                    },
                     Err(e) => {
                         return PairOutcome::Fail {
                             stage: "reencode",
@@ -393,8 +394,14 @@ mod tests {
         // 23 counts its length + 10.
         let t = Table::kernel_2024();
         let l = t.lengths();
-        let d = (0..30).map(|s| l.dist[s] as u32 + DIST_EXTRA[s] as u32).max().unwrap();
-        assert_eq!(qpl_worst_case_bits(&t), 15 + (l.litlen[284] as u32 + 5).max(20) + d);
+        let d = (0..30)
+            .map(|s| l.dist[s] as u32 + DIST_EXTRA[s] as u32)
+            .max()
+            .unwrap();
+        assert_eq!(
+            qpl_worst_case_bits(&t),
+            15 + (l.litlen[284] as u32 + 5).max(20) + d
+        );
         assert!(Rule::Qpl56Bit.check(&t).is_ok() == (qpl_worst_case_bits(&t) <= 56));
         // The fixed code: 9 + (8 + 5) + (5 + 13) = 40.
         assert_eq!(qpl_worst_case_bits(&Table::fixed()), 40);
@@ -428,11 +435,18 @@ mod tests {
         );
         // Length 258 sent as symbol 284 + extra 31 (legal, and decoders accept
         // it) instead of symbol 285: same bytes out, different bits.
-        let (l, ll, d) = (t.lengths(), t.litlen_codes_reversed(), t.dist_codes_reversed());
+        let (l, ll, d) = (
+            t.lengths(),
+            t.litlen_codes_reversed(),
+            t.dist_codes_reversed(),
+        );
         let mut odd = Vec::new();
         let mut w = BitWriter::new(&mut odd);
         w.put(ll[1] as u32, l.litlen[1] as u32);
-        w.put(ll[284] as u32 | 31 << l.litlen[284], l.litlen[284] as u32 + 5);
+        w.put(
+            ll[284] as u32 | 31 << l.litlen[284],
+            l.litlen[284] as u32 + 5,
+        );
         w.put(d[0] as u32, l.dist[0] as u32);
         w.put(ll[256] as u32, l.litlen[256] as u32);
         w.finish();

@@ -97,17 +97,15 @@ impl Backend for Libdeflate {
         out: &mut [u8],
     ) -> Result<usize, BackendError> {
         let data = as_deflate(mode, table, data)?;
-        self.d
-            .deflate_decompress(&data, out)
-            .map_err(|e| match e {
-                DecompressionError::InsufficientSpace => BackendError::OutputLimit {
-                    backend: "libdeflate",
-                    limit: out.len(),
-                },
-                DecompressionError::BadData => BackendError::Rejected {
-                    backend: "libdeflate",
-                    message: "bad data".into(),
-                },
-            })
+        self.d.deflate_decompress(&data, out).map_err(|e| match e {
+            DecompressionError::InsufficientSpace => BackendError::OutputLimit {
+                backend: "libdeflate",
+                limit: out.len(),
+            },
+            DecompressionError::BadData => BackendError::Rejected {
+                backend: "libdeflate",
+                message: "bad data".into(),
+            },
+        })
     }
 }

@@ -6,8 +6,8 @@
 //! at level 6. It cannot compress with a canned table.
 
 use miniz_oxide::deflate::core::{
-    compress, create_comp_flags_from_zip_params, CompressionStrategy, CompressorOxide,
-    TDEFLFlush, TDEFLStatus,
+    compress, create_comp_flags_from_zip_params, CompressionStrategy, CompressorOxide, TDEFLFlush,
+    TDEFLStatus,
 };
 use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;

@@ -138,7 +138,9 @@ pub enum BackendError {
     TableRequired,
     /// The table's implied header is not standard deflate, so engines that
     /// read standard deflate cannot be given a canned stream of it.
-    #[error("table {table_id} has incomplete codes, so header + canned body is not standard deflate")]
+    #[error(
+        "table {table_id} has incomplete codes, so header + canned body is not standard deflate"
+    )]
     TableNotStandard {
         /// The table's id.
         table_id: String,
@@ -291,7 +293,14 @@ pub trait Backend {
 }
 
 /// Every backend name this build knows, in display order.
-pub const NAMES: [&str; 6] = ["software", "miniz_oxide", "zlib", "libdeflate", "qpl", "qat"];
+pub const NAMES: [&str; 6] = [
+    "software",
+    "miniz_oxide",
+    "zlib",
+    "libdeflate",
+    "qpl",
+    "qat",
+];
 
 /// Whether a backend can be opened here, and why not.
 #[derive(Clone, Debug, Serialize)]
@@ -500,7 +509,10 @@ mod tests {
         for name in ["software", "miniz_oxide", "zlib", "libdeflate"] {
             assert_eq!(open(name).unwrap().name(), name);
         }
-        assert!(matches!(open("nope"), Err(BackendError::Unavailable { .. })));
+        assert!(matches!(
+            open("nope"),
+            Err(BackendError::Unavailable { .. })
+        ));
         #[cfg(not(feature = "qpl"))]
         assert!(open("qpl")
             .err()

@@ -109,8 +109,7 @@ impl Backend for Zlib {
             }),
             _ => Err(BackendError::Rejected {
                 backend: "zlib",
-                message: "stream is truncated: input ends before the end of the final block"
-                    .into(),
+                message: "stream is truncated: input ends before the end of the final block".into(),
             }),
         }
     }
