@@ -38,8 +38,8 @@ pub enum Rule {
     /// IAA hardware's rules: all literal/length and distance 0..=23 coded,
     /// complete codes.
     Iaa,
-    /// QPL builds tables from histograms and codes every one of the 316
-    /// symbols: a table with an uncoded symbol cannot be loaded unchanged.
+    /// QPL builds tables from histograms, so they code every one of the 316
+    /// symbols with complete codes: any other table cannot be loaded unchanged.
     QplAllCoded,
     /// QPL's 56-bit rule: longest literal/length code + longest length code
     /// with extra bits + longest distance code with extra bits ≤ 56, else
@@ -94,8 +94,10 @@ impl Rule {
                 let l = table.lengths();
                 let ll = l.litlen.iter().filter(|&&x| x == 0).count();
                 let d = l.dist.iter().filter(|&&x| x == 0).count();
-                if ll + d == 0 {
+                if ll + d == 0 && table.is_standard() {
                     Ok(())
+                } else if ll + d == 0 {
+                    Err("codes are incomplete over the 286 + 30 symbols of a qpl table (the fixed code counts 286/287 and 30/31); qpl's optimal code for them has other lengths".into())
                 } else {
                     Err(format!(
                         "{ll} literal/length and {d} distance symbols have no code; qpl codes every symbol, so it would change the table"
@@ -276,12 +278,14 @@ pub fn check_stream(
             let reencode = match (mode, table) {
                 (Mode::Canned, Some(t)) => match reencode_canned(t, stream) {
                     Ok(Ok(r)) => Some(r),
-                    Ok(Err(at)) => return PairOutcome::Fail {
-                        stage: "reencode",
-                        detail: format!(
+                    Ok(Err(at)) => {
+                        return PairOutcome::Fail {
+                            stage: "reencode",
+                            detail: format!(
                             "re-encoding the stream's tokens differs from the stream at byte {at}"
                         ),
-                    },
+                        }
+                    }
                     Err(e) => {
                         return PairOutcome::Fail {
                             stage: "reencode",
@@ -409,6 +413,8 @@ mod tests {
         // Kernel 2024 leaves distance 24..=29 uncoded: qpl would change it.
         assert!(Rule::QplAllCoded.check(&t).is_err());
         assert!(Rule::Iaa.check(&t).is_ok());
+        // The fixed code is complete only with 286/287 and 30/31.
+        assert!(Rule::QplAllCoded.check(&Table::fixed()).is_err());
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub mod qat;
 #[allow(unsafe_code)]
 pub mod qpl;
 pub mod software;
+pub mod stress;
 pub mod zlib;
 
 use serde::Serialize;
