@@ -24,6 +24,12 @@ enum Command {
     Compress(cli::codec::CompressArgs),
     /// Decompress records back into pages.
     Decompress(cli::codec::DecompressArgs),
+    /// List compression backends, what they can do, and why missing ones are missing.
+    Backends(cli::backends::BackendsArgs),
+    /// Check a table and its streams on every available backend pair.
+    Validate(cli::validate::ValidateArgs),
+    /// Decompression-equivalence fuzzing of one backend against the others.
+    Fuzz(cli::fuzz::FuzzArgs),
 }
 
 fn main() {
@@ -32,6 +38,9 @@ fn main() {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
+        Command::Backends(args) => cli::backends::run(args),
+        Command::Validate(args) => cli::validate::run(args),
+        Command::Fuzz(args) => cli::fuzz::run(args),
     };
     if let Err(err) = result {
         eprintln!("cannery: {err:#}");

@@ -1,0 +1,558 @@
+//! `cannery validate`: every page of a corpus through every available
+//! (compressor, decompressor) pair that speaks a mode; prints a pass/fail
+//! matrix (or JSON), writes a reproducer per mismatch, exits non-zero on any.
+//!
+//! Corpus input, until page-capture's reader lands: raw `.pages` files (a
+//! multiple of 4096 bytes) and directories of them. Also home of the helpers
+//! `cannery fuzz` shares: table loading, corpus reading, reproducers.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::Args;
+use serde::Serialize;
+
+use cannery_codec::backend::check::{check_stream, PairOutcome, Reencode, Rule};
+use cannery_codec::backend::{self, Backend};
+use cannery_codec::{Mode, Outcome, Table};
+
+/// Arguments of `cannery validate`.
+#[derive(Args)]
+pub struct ValidateArgs {
+    /// Table file (JSON or binary) or built-in name (fixed, kernel-2024).
+    #[arg(long)]
+    pub table: String,
+    /// A raw `.pages` file (a multiple of 4096 bytes) or a directory of them.
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// Backends to use, comma-separated (default: every available one).
+    #[arg(long, value_delimiter = ',')]
+    pub backends: Option<Vec<String>>,
+    /// Modes to check, comma-separated (default: canned,fixed,dynamic).
+    #[arg(long, value_delimiter = ',', default_value = "canned,fixed,dynamic")]
+    pub modes: Vec<Mode>,
+    /// Directory for one reproducer file per mismatch.
+    #[arg(long)]
+    pub repro_dir: Option<PathBuf>,
+    /// Check at most this many pages.
+    #[arg(long)]
+    pub max_pages: Option<usize>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Loads a table from a built-in name or a file.
+pub fn load_table(spec: &str) -> anyhow::Result<Table> {
+    if let Some(t) = Table::builtin(spec) {
+        return Ok(t);
+    }
+    let bytes = std::fs::read(spec).with_context(|| {
+        format!(
+            "cannot read table {spec:?} (not a file, nor a built-in: {})",
+            Table::BUILTIN_NAMES.join(", ")
+        )
+    })?;
+    Table::from_bytes(&bytes).with_context(|| format!("cannot load table {spec:?}"))
+}
+
+/// Reads 4096-byte pages from a `.pages` file or a directory of them.
+pub fn read_corpus(path: &Path) -> anyhow::Result<Vec<Vec<u8>>> {
+    let mut files = Vec::new();
+    if path.is_dir() {
+        for e in
+            std::fs::read_dir(path).with_context(|| format!("cannot list {}", path.display()))?
+        {
+            let p = e?.path();
+            if p.extension().is_some_and(|x| x == "pages") {
+                files.push(p);
+            }
+        }
+        files.sort();
+        if files.is_empty() {
+            bail!("no .pages files in {}", path.display());
+        }
+    } else {
+        files.push(path.to_path_buf());
+    }
+    let mut pages = Vec::new();
+    for f in files {
+        let data = std::fs::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
+        if data.len() % 4096 != 0 {
+            bail!(
+                "{} is {} bytes, not a multiple of 4096: not a raw pages file",
+                f.display(),
+                data.len()
+            );
+        }
+        pages.extend(data.chunks(4096).map(|c| c.to_vec()));
+    }
+    if pages.is_empty() {
+        bail!("corpus {} holds no pages", path.display());
+    }
+    Ok(pages)
+}
+
+/// Opens the named backends (all available ones if `None`); a named one
+/// that cannot be opened is an error.
+pub fn open_backends(names: Option<&[String]>) -> anyhow::Result<Vec<Box<dyn Backend>>> {
+    match names {
+        Some(list) => list
+            .iter()
+            .map(|n| backend::open(n).map_err(anyhow::Error::from))
+            .collect(),
+        None => Ok(backend::NAMES
+            .iter()
+            .filter_map(|n| backend::open(n).ok())
+            .collect()),
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// What a reproducer file holds.
+#[derive(Serialize)]
+pub struct Reproducer<'a> {
+    /// Always "cannery-reproducer".
+    pub format: &'static str,
+    /// Table id.
+    pub table_id: String,
+    /// Table code lengths, literal/length then distance.
+    pub litlen_lengths: Vec<u8>,
+    /// Distance code lengths.
+    pub dist_lengths: Vec<u8>,
+    /// Mode.
+    pub mode: &'static str,
+    /// Compressor and its path.
+    pub compressor: String,
+    /// Decompressor and its path.
+    pub decompressor: String,
+    /// Where the page came from.
+    pub page_source: String,
+    /// Stage that failed and why.
+    pub stage: &'a str,
+    /// Detail.
+    pub detail: &'a str,
+    /// The page, hex.
+    pub page_hex: String,
+    /// The stream, hex.
+    pub stream_hex: String,
+}
+
+/// Writes one reproducer; returns its path.
+#[allow(clippy::too_many_arguments)]
+pub fn write_reproducer(
+    dir: &Path,
+    table: &Table,
+    mode: Mode,
+    comp: &dyn Backend,
+    decomp: &dyn Backend,
+    source: &str,
+    stage: &str,
+    detail: &str,
+    page: &[u8],
+    stream: &[u8],
+) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let safe: String = source
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let path = dir.join(format!(
+        "{}-{}-{}-{}-{safe}.json",
+        table.id(),
+        mode.name(),
+        comp.name(),
+        decomp.name()
+    ));
+    let r = Reproducer {
+        format: "cannery-reproducer",
+        table_id: table.id(),
+        litlen_lengths: table.lengths().litlen.to_vec(),
+        dist_lengths: table.lengths().dist.to_vec(),
+        mode: mode.name(),
+        compressor: format!("{} ({})", comp.name(), comp.last_path().name()),
+        decompressor: format!("{} ({})", decomp.name(), decomp.last_path().name()),
+        page_source: source.into(),
+        stage,
+        detail,
+        page_hex: hex(page),
+        stream_hex: hex(stream),
+    };
+    std::fs::write(&path, serde_json::to_string_pretty(&r)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+/// One failure in a matrix cell.
+#[derive(Serialize, Clone)]
+pub struct Failure {
+    /// Page index or description.
+    pub page: String,
+    /// Failed stage.
+    pub stage: String,
+    /// Detail.
+    pub detail: String,
+    /// Reproducer file, if written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reproducer: Option<String>,
+}
+
+/// One (mode, compressor, decompressor) cell.
+#[derive(Serialize, Clone, Default)]
+pub struct Cell {
+    /// Mode name.
+    pub mode: String,
+    /// Compressor name.
+    pub compressor: String,
+    /// Compressor path (software/hardware).
+    pub compressor_path: String,
+    /// Decompressor name.
+    pub decompressor: String,
+    /// "pass", "fail" or "skipped".
+    pub status: String,
+    /// Pages tried.
+    pub pages: usize,
+    /// Pages that round-tripped.
+    pub passed: usize,
+    /// Pages that failed.
+    pub failed: usize,
+    /// Pages the compressor declined (≥ 4096 bytes).
+    pub incompressible: usize,
+    /// Sum of compressed sizes of passing pages.
+    pub compressed_bytes: usize,
+    /// Canned re-encoding results by kind.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub reencode: BTreeMap<String, usize>,
+    /// Why the cell was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skip_reason: Option<String>,
+    /// The failures (at most 20 kept).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Failure>,
+}
+
+/// A rule check of the table for one backend.
+#[derive(Serialize)]
+pub struct RuleResult {
+    /// Backend.
+    pub backend: String,
+    /// Rule name.
+    pub rule: &'static str,
+    /// True if the table follows it.
+    pub ok: bool,
+    /// Why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// Checks `table` against each backend's rules.
+pub fn rule_results(table: &Table, backends: &[Box<dyn Backend>]) -> Vec<RuleResult> {
+    let mut v = Vec::new();
+    for b in backends {
+        for r in Rule::for_backend(b.name()) {
+            let res = r.check(table);
+            v.push(RuleResult {
+                backend: b.name().into(),
+                rule: r.name(),
+                ok: res.is_ok(),
+                detail: res.err(),
+            });
+        }
+    }
+    v
+}
+
+fn rules_block(table: &Table, name: &str) -> Option<String> {
+    Rule::for_backend(name)
+        .iter()
+        .find_map(|r| r.check(table).err().map(|e| format!("{}: {e}", r.name())))
+}
+
+/// Runs every pair over `pages` (labelled by `sources`) and fills cells.
+#[allow(clippy::too_many_arguments)]
+pub fn run_matrix(
+    table: &Table,
+    modes: &[Mode],
+    comps: &mut [Box<dyn Backend>],
+    decomps: &mut [Box<dyn Backend>],
+    pages: &[Vec<u8>],
+    sources: &[String],
+    repro_dir: Option<&Path>,
+    only_involving: Option<&str>,
+) -> anyhow::Result<Vec<Cell>> {
+    let mut cells = Vec::new();
+    for &mode in modes {
+        for ci in 0..comps.len() {
+            if !comps[ci].capabilities().can_compress(mode) {
+                continue;
+            }
+            let comp_block = if mode == Mode::Canned {
+                rules_block(table, comps[ci].name())
+            } else {
+                None
+            };
+            let mut row: Vec<Cell> = decomps
+                .iter()
+                .filter(|d| d.capabilities().can_decompress(mode))
+                .filter(|d| only_involving.is_none_or(|b| b == comps[ci].name() || b == d.name()))
+                .map(|d| {
+                    let block = comp_block.clone().or_else(|| {
+                        (mode == Mode::Canned)
+                            .then(|| rules_block(table, d.name()))
+                            .flatten()
+                    });
+                    Cell {
+                        mode: mode.name().into(),
+                        compressor: comps[ci].name().into(),
+                        compressor_path: comps[ci].capabilities().path.name().into(),
+                        decompressor: d.name().into(),
+                        status: if block.is_some() { "skipped" } else { "pass" }.into(),
+                        skip_reason: block,
+                        ..Cell::default()
+                    }
+                })
+                .collect();
+            if row.iter().all(|c| c.skip_reason.is_some()) {
+                cells.extend(row);
+                continue;
+            }
+            let mut stream = Vec::new();
+            for (pi, page) in pages.iter().enumerate() {
+                let res = comps[ci].compress(mode, Some(table), page, &mut stream);
+                let comp_path = comps[ci].last_path().name();
+                for cell in row.iter_mut().filter(|c| c.skip_reason.is_none()) {
+                    cell.pages += 1;
+                    cell.compressor_path = comp_path.into();
+                    let d = decomps
+                        .iter_mut()
+                        .find(|d| d.name() == cell.decompressor)
+                        .expect("decompressor of the row");
+                    let outcome = match &res {
+                        Err(e) => PairOutcome::Fail {
+                            stage: "compress",
+                            detail: e.to_string(),
+                        },
+                        Ok(Outcome::Incompressible) => PairOutcome::Incompressible,
+                        Ok(Outcome::Compressed(n)) => {
+                            check_stream(d.as_mut(), mode, Some(table), page, &stream[..*n])
+                        }
+                    };
+                    match outcome {
+                        PairOutcome::Pass { bytes, reencode } => {
+                            cell.passed += 1;
+                            cell.compressed_bytes += bytes;
+                            if let Some(r) = reencode {
+                                let k = match r {
+                                    Reencode::Exact => "exact",
+                                    Reencode::ExactWithQplTail => "exact-with-qpl-tail",
+                                };
+                                *cell.reencode.entry(k.into()).or_default() += 1;
+                            }
+                        }
+                        PairOutcome::Incompressible => cell.incompressible += 1,
+                        PairOutcome::Fail { stage, detail } => {
+                            cell.failed += 1;
+                            cell.status = "fail".into();
+                            if cell.failures.len() < 20 {
+                                let s = match &res {
+                                    Ok(Outcome::Compressed(n)) => &stream[..*n],
+                                    _ => &[][..],
+                                };
+                                let reproducer = match repro_dir {
+                                    Some(dir) => Some(
+                                        write_reproducer(
+                                            dir,
+                                            table,
+                                            mode,
+                                            comps[ci].as_ref(),
+                                            d.as_ref(),
+                                            &sources[pi],
+                                            stage,
+                                            &detail,
+                                            page,
+                                            s,
+                                        )?
+                                        .display()
+                                        .to_string(),
+                                    ),
+                                    None => None,
+                                };
+                                cell.failures.push(Failure {
+                                    page: sources[pi].clone(),
+                                    stage: stage.into(),
+                                    detail,
+                                    reproducer,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            cells.extend(row);
+        }
+    }
+    Ok(cells)
+}
+
+/// Prints cells as one matrix per mode.
+pub fn print_matrix(cells: &[Cell]) {
+    let mut modes: Vec<&str> = Vec::new();
+    for c in cells {
+        if !modes.contains(&c.mode.as_str()) {
+            modes.push(&c.mode);
+        }
+    }
+    for mode in modes {
+        let mode_cells: Vec<&Cell> = cells.iter().filter(|c| c.mode == mode).collect();
+        let mut comps: Vec<(&str, &str)> = Vec::new();
+        let mut decomps: Vec<&str> = Vec::new();
+        for c in &mode_cells {
+            if !comps.iter().any(|(n, _)| *n == c.compressor) {
+                comps.push((&c.compressor, &c.compressor_path));
+            }
+            if !decomps.contains(&c.decompressor.as_str()) {
+                decomps.push(&c.decompressor);
+            }
+        }
+        println!("\nmode {mode}: rows compress, columns decompress; cell = passed/pages (incompressible)");
+        print!("{:<24}", "");
+        for d in &decomps {
+            print!(" {d:>14}");
+        }
+        println!();
+        for (comp, path) in &comps {
+            print!("{:<24}", format!("{comp} ({path})"));
+            for d in &decomps {
+                let cell = mode_cells
+                    .iter()
+                    .find(|c| c.compressor == *comp && c.decompressor == *d);
+                let text = match cell {
+                    None => "-".to_string(),
+                    Some(c) if c.skip_reason.is_some() => "skipped".into(),
+                    Some(c) if c.failed > 0 => format!("FAIL {}/{}", c.failed, c.pages),
+                    Some(c) => format!("{}/{} ({})", c.passed, c.pages, c.incompressible),
+                };
+                print!(" {text:>14}");
+            }
+            println!();
+        }
+        for c in &mode_cells {
+            if let Some(r) = &c.skip_reason {
+                println!("  skipped {} -> {}: {r}", c.compressor, c.decompressor);
+            }
+            for f in &c.failures {
+                println!(
+                    "  FAIL {} -> {} page {}: {}: {}{}",
+                    c.compressor,
+                    c.decompressor,
+                    f.page,
+                    f.stage,
+                    f.detail,
+                    f.reproducer
+                        .as_ref()
+                        .map(|p| format!(" (reproducer {p})"))
+                        .unwrap_or_default()
+                );
+            }
+            if !c.reencode.is_empty() && c.decompressor == "software" {
+                let parts: Vec<String> =
+                    c.reencode.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                println!(
+                    "  {} canned streams re-encode bit-exactly with our Huffman stage: {}",
+                    c.compressor,
+                    parts.join(", ")
+                );
+            }
+        }
+    }
+}
+
+/// Runs `cannery validate`.
+pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
+    let table = load_table(&args.table)?;
+    let mut pages = read_corpus(&args.corpus)?;
+    if let Some(m) = args.max_pages {
+        pages.truncate(m);
+    }
+    let sources: Vec<String> = (0..pages.len()).map(|i| format!("page{i}")).collect();
+    let mut comps = open_backends(args.backends.as_deref())?;
+    let mut decomps = open_backends(args.backends.as_deref())?;
+    let rules = rule_results(&table, &comps);
+    let cells = run_matrix(
+        &table,
+        &args.modes,
+        &mut comps,
+        &mut decomps,
+        &pages,
+        &sources,
+        args.repro_dir.as_deref(),
+        None,
+    )?;
+    let failed: usize = cells.iter().map(|c| c.failed).sum();
+    if args.json {
+        let v = serde_json::json!({
+            "table": {"id": table.id(), "name": table.name},
+            "corpus": args.corpus.display().to_string(),
+            "pages": pages.len(),
+            "backends": comps.iter().map(|b| serde_json::json!({
+                "name": b.name(),
+                "path": b.capabilities().path.name(),
+                "path_note": b.capabilities().path_note,
+            })).collect::<Vec<_>>(),
+            "rules": rules,
+            "matrix": cells,
+            "mismatches": failed,
+            "ok": failed == 0,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!(
+            "table {} ({}), corpus {}: {} pages",
+            table.id(),
+            table.name.as_deref().unwrap_or("unnamed"),
+            args.corpus.display(),
+            pages.len()
+        );
+        for b in &comps {
+            let c = b.capabilities();
+            println!(
+                "backend {:<12} path {}{}",
+                b.name(),
+                c.path.name(),
+                c.path_note
+                    .as_ref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
+            );
+        }
+        println!("table rules:");
+        for r in &rules {
+            println!(
+                "  {:<12} {:<14} {}",
+                r.backend,
+                r.rule,
+                match &r.detail {
+                    None => "ok".to_string(),
+                    Some(d) => format!("BROKEN: {d}"),
+                }
+            );
+        }
+        print_matrix(&cells);
+        println!(
+            "\n{}",
+            if failed == 0 {
+                "validate: every pair passed".to_string()
+            } else {
+                format!("validate: {failed} mismatches")
+            }
+        );
+    }
+    if failed > 0 {
+        bail!("{failed} mismatches (see the matrix above)");
+    }
+    Ok(())
+}
