@@ -493,6 +493,14 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
         None,
     )?;
     let failed: usize = cells.iter().map(|c| c.failed).sum();
+    // A backend the user named must be able to use the table.
+    let broken: Vec<&RuleResult> = match &args.backends {
+        Some(named) => rules
+            .iter()
+            .filter(|r| !r.ok && named.contains(&r.backend))
+            .collect(),
+        None => Vec::new(),
+    };
     if args.json {
         let v = serde_json::json!({
             "table": {"id": table.id(), "name": table.name},
@@ -506,7 +514,8 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
             "rules": rules,
             "matrix": cells,
             "mismatches": failed,
-            "ok": failed == 0,
+            "broken_rules": broken.len(),
+            "ok": failed == 0 && broken.is_empty(),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
@@ -554,5 +563,128 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
     if failed > 0 {
         bail!("{failed} mismatches (see the matrix above)");
     }
+    if let Some(r) = broken.first() {
+        bail!(
+            "table {} breaks {}'s {} rule: {}",
+            table.id(),
+            r.backend,
+            r.rule,
+            r.detail.as_deref().unwrap_or("")
+        );
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cannery_codec::backend::software::Software;
+    use cannery_codec::backend::{BackendError, Capabilities};
+
+    /// Our software backend with one bit of every compressed stream
+    /// flipped: a faulty engine, to prove mismatches are caught.
+    struct Faulty(Software);
+
+    impl Backend for Faulty {
+        fn name(&self) -> &'static str {
+            "faulty"
+        }
+        fn capabilities(&self) -> &Capabilities {
+            self.0.capabilities()
+        }
+        fn compress(
+            &mut self,
+            mode: Mode,
+            table: Option<&Table>,
+            page: &[u8],
+            out: &mut Vec<u8>,
+        ) -> Result<Outcome, BackendError> {
+            let r = self.0.compress(mode, table, page, out)?;
+            if let Outcome::Compressed(n) = r {
+                out[n / 2] ^= 0x10;
+            }
+            Ok(r)
+        }
+        fn decompress(
+            &mut self,
+            mode: Mode,
+            table: Option<&Table>,
+            data: &[u8],
+            out: &mut [u8],
+        ) -> Result<usize, BackendError> {
+            self.0.decompress(mode, table, data, out)
+        }
+    }
+
+    fn text_page(i: usize) -> Vec<u8> {
+        format!("page {i}: the quick brown fox jumps over the lazy dog. ")
+            .repeat(80)
+            .into_bytes()[..4096]
+            .to_vec()
+    }
+
+    #[test]
+    fn a_faulty_compressor_fails_every_decompressor_and_leaves_reproducers() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = Table::kernel_2024();
+        let pages: Vec<Vec<u8>> = (0..3).map(text_page).collect();
+        let sources: Vec<String> = (0..3).map(|i| format!("page{i}")).collect();
+        let mut comps: Vec<Box<dyn Backend>> =
+            vec![Box::new(Software::new()), Box::new(Faulty(Software::new()))];
+        let mut decomps = open_backends(Some(&["software".into(), "zlib".into()])).unwrap();
+        let cells = run_matrix(
+            &table,
+            &[Mode::Canned],
+            &mut comps,
+            &mut decomps,
+            &pages,
+            &sources,
+            Some(dir.path()),
+            None,
+        )
+        .unwrap();
+        assert_eq!(cells.len(), 4);
+        for c in &cells {
+            if c.compressor == "software" {
+                assert_eq!((c.status.as_str(), c.passed, c.failed), ("pass", 3, 0));
+                assert_eq!(c.reencode.get("exact"), Some(&3));
+            } else {
+                assert_eq!(
+                    (c.status.as_str(), c.failed),
+                    ("fail", 3),
+                    "{}",
+                    c.decompressor
+                );
+                for f in &c.failures {
+                    let path = f.reproducer.as_ref().unwrap();
+                    let v: serde_json::Value =
+                        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+                    assert_eq!(v["table_id"], table.id());
+                    assert_eq!(v["mode"], "canned");
+                    assert_eq!(v["page_hex"].as_str().unwrap().len(), 8192);
+                    assert!(!v["stream_hex"].as_str().unwrap().is_empty());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corpus_files_must_hold_whole_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.pages");
+        std::fs::write(&f, vec![0u8; 4095]).unwrap();
+        let e = read_corpus(&f).unwrap_err().to_string();
+        assert!(e.contains("not a multiple of 4096"), "{e}");
+        std::fs::write(&f, vec![7u8; 8192]).unwrap();
+        assert_eq!(read_corpus(dir.path()).unwrap().len(), 2);
+        let empty = tempfile::tempdir().unwrap();
+        assert!(read_corpus(empty.path()).is_err());
+    }
+
+    #[test]
+    fn tables_load_by_name_or_file_with_clear_errors() {
+        assert_eq!(load_table("kernel-2024").unwrap(), Table::kernel_2024());
+        let e = format!("{:#}", load_table("/nonexistent/t.json").unwrap_err());
+        assert!(e.contains("not a file, nor a built-in"), "{e}");
+    }
 }

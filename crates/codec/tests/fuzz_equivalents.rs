@@ -52,7 +52,7 @@ fn cases() -> u32 {
     if cfg!(miri) {
         2
     } else {
-        64
+        256
     }
 }
 
