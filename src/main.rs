@@ -24,6 +24,9 @@ enum Command {
     Compress(cli::codec::CompressArgs),
     /// Decompress records back into pages.
     Decompress(cli::codec::DecompressArgs),
+    /// Write a table for the kernel iaa_crypto driver, QPL or ISA-L.
+    #[command(subcommand)]
+    Export(cli::export::ExportCommand),
     /// List compression backends, what they can do, and why missing ones are missing.
     Backends(cli::backends::BackendsArgs),
     /// Check a table and its streams on every available backend pair.
@@ -38,6 +41,7 @@ fn main() {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
+        Command::Export(cmd) => cli::export::run(cmd),
         Command::Backends(args) => cli::backends::run(args),
         Command::Validate(args) => cli::validate::run(args),
         Command::Fuzz(args) => cli::fuzz::run(args),

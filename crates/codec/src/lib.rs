@@ -24,6 +24,7 @@ pub mod encode;
 pub mod huffman;
 pub mod lz77;
 pub mod mode;
+pub mod records;
 pub mod table;
 pub mod token;
 

@@ -1,0 +1,126 @@
+//! Shared test helpers: page generators (proptest strategies and fixed
+//! samples) and random valid tables.
+
+#![allow(dead_code)]
+
+use cannery_codec::constants::{NUM_DIST, NUM_LITLEN, PAGE_SIZE};
+use cannery_codec::huffman::limited_code_lengths;
+use cannery_codec::Table;
+use proptest::prelude::*;
+
+/// Pages of many shapes: random, runs, short periods, periods near 4096,
+/// small alphabets, sparse noise over zeros; lengths 0..=4096.
+pub fn page() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..=PAGE_SIZE),
+        (any::<u8>(), 0..=PAGE_SIZE).prop_map(|(b, n)| vec![b; n]),
+        (proptest::collection::vec(any::<u8>(), 1..64), 0..=PAGE_SIZE).prop_map(|(pat, n)| pat
+            .iter()
+            .cycle()
+            .take(n)
+            .copied()
+            .collect()),
+        (
+            proptest::collection::vec(any::<u8>(), 2040..2100),
+            any::<u8>()
+        )
+            .prop_map(|(pat, x)| {
+                let mut v: Vec<u8> = pat.iter().cycle().take(PAGE_SIZE).copied().collect();
+                v[PAGE_SIZE - 1] ^= x;
+                v
+            }),
+        proptest::collection::vec(0u8..4, 0..=PAGE_SIZE),
+        proptest::collection::vec((0u32..100, any::<u8>()), 0..200).prop_map(|noise| {
+            let mut v = vec![0u8; PAGE_SIZE];
+            for (i, (pos, b)) in noise.iter().enumerate() {
+                v[(*pos as usize * 41 + i * 13) % PAGE_SIZE] = *b;
+            }
+            v
+        }),
+    ]
+}
+
+/// A random table IAA can compress with: every literal/length symbol and
+/// distance symbols 0..=23 coded, complete codes, skewed counts so long codes
+/// (up to 15 bits) occur.
+pub fn iaa_table() -> impl Strategy<Value = Table> {
+    (
+        proptest::collection::vec(1u64..2000, NUM_LITLEN),
+        proptest::collection::vec(1u64..2000, 24),
+        any::<bool>(),
+    )
+        .prop_map(|(ll, d, all_dist)| {
+            let ll: Vec<u64> = ll.iter().map(|x| x * x * x).collect();
+            let mut dc: Vec<u64> = d.iter().map(|x| x * x).collect();
+            dc.resize(NUM_DIST, if all_dist { 1 } else { 0 });
+            let t = Table::from_lengths(
+                &limited_code_lengths(&ll, 15),
+                &limited_code_lengths(&dc, 15),
+            )
+            .unwrap();
+            assert_eq!(t.check_iaa(), Ok(()));
+            t
+        })
+}
+
+/// Deterministic sample pages resembling memory: text, a pointer table,
+/// a struct array, small integers, and random bytes.
+pub fn sample_pages() -> Vec<Vec<u8>> {
+    let text: Vec<u8> = include_str!("../../src/lz77.rs")
+        .bytes()
+        .take(PAGE_SIZE)
+        .collect();
+    let pointers: Vec<u8> = (0..512u64)
+        .flat_map(|i| (0x7f3a_5c00_0000u64 + i * 48).to_le_bytes())
+        .collect();
+    let structs: Vec<u8> = (0..256u32)
+        .flat_map(|i| {
+            [
+                i.to_le_bytes(),
+                (i * 3).to_le_bytes(),
+                0u32.to_le_bytes(),
+                0xdead_beefu32.to_le_bytes(),
+            ]
+            .concat()
+        })
+        .collect();
+    let ints: Vec<u8> = (0..1024u32)
+        .flat_map(|i| ((i * 7919) % 300).to_le_bytes())
+        .collect();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let random: Vec<u8> = (0..PAGE_SIZE)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    vec![text, pointers, structs, ints, random]
+}
+
+/// Hex string to bytes.
+pub fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// (input, iaa_out, zlib_out) of each test vector of the 2024 kernel canned patch.
+pub fn vectors() -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
+    let v: serde_json::Value =
+        serde_json::from_str(include_str!("../data/kernel-canned-2024.json")).unwrap();
+    v["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                hex(x["input_hex"].as_str().unwrap()),
+                hex(x["iaa_out_hex"].as_str().unwrap()),
+                hex(x["zlib_out_hex"].as_str().unwrap()),
+            )
+        })
+        .collect()
+}
