@@ -6,6 +6,7 @@
 
 use cannery_codec::decode::read_block_header;
 use cannery_codec::huffman::kraft_sum;
+use cannery_codec::table::Alphabet;
 use cannery_codec::{Table, TableError};
 use libfuzzer_sys::fuzz_target;
 
@@ -17,10 +18,18 @@ fuzz_target!(|data: &[u8]| {
     let lens: Vec<u8> = data[..316].iter().map(|&b| if b >= 0xf0 { b } else { b % 16 }).collect();
     let (ll, d) = lens.split_at(286);
     match Table::from_lengths(ll, d) {
-        Err(TableError::LengthTooLong { .. }) => assert!(lens.iter().any(|&l| l > 15)),
-        Err(TableError::OverSubscribed { .. }) => {
-            assert!(lens.iter().all(|&l| l <= 15));
-            assert!(kraft_sum(ll) > 1 << 15 || kraft_sum(d) > 1 << 15);
+        // Literal/length lengths are checked before distance lengths, so an
+        // error names the first alphabet that is wrong.
+        Err(TableError::LengthTooLong { alphabet, symbol, length }) => {
+            let l = if alphabet == Alphabet::LitLen { ll } else { d };
+            assert!(length > 15 && l[symbol] == length);
+            assert!(l[..symbol].iter().all(|&x| x <= 15));
+        }
+        Err(TableError::OverSubscribed { alphabet, kraft }) => {
+            let l = if alphabet == Alphabet::LitLen { ll } else { d };
+            assert!(l.iter().all(|&x| x <= 15));
+            assert_eq!(kraft, kraft_sum(l));
+            assert!(kraft > 1 << 15);
         }
         Err(TableError::NoEndOfBlock) => assert_eq!(ll[256], 0),
         Err(e) => panic!("unexpected error {e}"),

@@ -8,6 +8,7 @@ use cannery_codec::backend::canned_to_deflate;
 use cannery_codec::backend::check::{reencode_canned, Reencode};
 use cannery_codec::decode::{inflate, read_block_header};
 use cannery_codec::huffman::{kraft_sum, limited_code_lengths};
+use cannery_codec::table::Alphabet;
 use cannery_codec::{CannedDecoder, Encoder, Format, Level, Mode, Outcome, Table, TableError};
 use proptest::prelude::*;
 
@@ -54,6 +55,24 @@ fn cases() -> u32 {
     } else {
         256
     }
+}
+
+/// Regression (cargo-fuzz `table_from_lengths`, first smoke run): an
+/// over-subscribed literal/length code is reported even when a distance
+/// length is out of range, because literal/length lengths are checked
+/// first. The harness had assumed every length was ≤ 15.
+#[test]
+fn oversubscribed_litlen_is_reported_before_bad_distance_lengths() {
+    let ll = [1u8; 286];
+    let mut d = [5u8; 30];
+    d[28] = 0xff;
+    assert!(matches!(
+        Table::from_lengths(&ll, &d),
+        Err(TableError::OverSubscribed {
+            alphabet: Alphabet::LitLen,
+            ..
+        })
+    ));
 }
 
 proptest! {
@@ -113,9 +132,16 @@ proptest! {
         let lens: Vec<u8> = raw.iter().map(|&b| if b >= 0xf0 { b } else { b % 16 }).collect();
         let (ll, d) = lens.split_at(286);
         match Table::from_lengths(ll, d) {
-            Err(TableError::LengthTooLong { .. }) => prop_assert!(lens.iter().any(|&l| l > 15)),
-            Err(TableError::OverSubscribed { .. }) => {
-                prop_assert!(kraft_sum(ll) > 1 << 15 || kraft_sum(d) > 1 << 15)
+            Err(TableError::LengthTooLong { alphabet, symbol, length }) => {
+                let l = if alphabet == Alphabet::LitLen { ll } else { d };
+                prop_assert!(length > 15 && l[symbol] == length);
+                prop_assert!(l[..symbol].iter().all(|&x| x <= 15));
+            }
+            Err(TableError::OverSubscribed { alphabet, kraft }) => {
+                let l = if alphabet == Alphabet::LitLen { ll } else { d };
+                prop_assert!(l.iter().all(|&x| x <= 15));
+                prop_assert_eq!(kraft, kraft_sum(l));
+                prop_assert!(kraft > 1 << 15);
             }
             Err(TableError::NoEndOfBlock) => prop_assert_eq!(ll[256], 0),
             Err(e) => prop_assert!(false, "unexpected error {}", e),
