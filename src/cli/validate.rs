@@ -274,19 +274,19 @@ pub fn run_matrix(
 ) -> anyhow::Result<Vec<Cell>> {
     let mut cells = Vec::new();
     for &mode in modes {
-        for ci in 0..comps.len() {
-            if !comps[ci].capabilities().can_compress(mode) {
+        for comp in comps.iter_mut() {
+            if !comp.capabilities().can_compress(mode) {
                 continue;
             }
             let comp_block = if mode == Mode::Canned {
-                rules_block(table, comps[ci].name())
+                rules_block(table, comp.name())
             } else {
                 None
             };
             let mut row: Vec<Cell> = decomps
                 .iter()
                 .filter(|d| d.capabilities().can_decompress(mode))
-                .filter(|d| only_involving.is_none_or(|b| b == comps[ci].name() || b == d.name()))
+                .filter(|d| only_involving.is_none_or(|b| b == comp.name() || b == d.name()))
                 .map(|d| {
                     let block = comp_block.clone().or_else(|| {
                         (mode == Mode::Canned)
@@ -295,8 +295,8 @@ pub fn run_matrix(
                     });
                     Cell {
                         mode: mode.name().into(),
-                        compressor: comps[ci].name().into(),
-                        compressor_path: comps[ci].capabilities().path.name().into(),
+                        compressor: comp.name().into(),
+                        compressor_path: comp.capabilities().path.name().into(),
                         decompressor: d.name().into(),
                         status: if block.is_some() { "skipped" } else { "pass" }.into(),
                         skip_reason: block,
@@ -310,8 +310,8 @@ pub fn run_matrix(
             }
             let mut stream = Vec::new();
             for (pi, page) in pages.iter().enumerate() {
-                let res = comps[ci].compress(mode, Some(table), page, &mut stream);
-                let comp_path = comps[ci].last_path().name();
+                let res = comp.compress(mode, Some(table), page, &mut stream);
+                let comp_path = comp.last_path().name();
                 for cell in row.iter_mut().filter(|c| c.skip_reason.is_none()) {
                     cell.pages += 1;
                     cell.compressor_path = comp_path.into();
@@ -356,7 +356,7 @@ pub fn run_matrix(
                                             dir,
                                             table,
                                             mode,
-                                            comps[ci].as_ref(),
+                                            comp.as_ref(),
                                             d.as_ref(),
                                             &sources[pi],
                                             stage,

@@ -39,6 +39,7 @@ mod ffi {
     include!(concat!(env!("OUT_DIR"), "/qpl_bindings.rs"));
 }
 
+#[allow(clippy::unnecessary_cast)]
 mod status {
     use super::ffi;
     include!(concat!(env!("OUT_DIR"), "/qpl_status.rs"));
@@ -49,10 +50,10 @@ fn check(call: &'static str, code: ffi::qpl_status) -> Result<(), BackendError> 
     if code == ffi::QPL_STS_OK {
         return Ok(());
     }
-    let (name, text) = status::status_name(code as u32);
+    let (name, text) = status::status_name(code);
     Err(BackendError::Qpl {
         call,
-        code: code as u32,
+        code,
         name,
         text,
     })
@@ -373,8 +374,8 @@ impl Backend for Qpl {
         match self.job.execute() {
             Ok(()) => {}
             Err(BackendError::Qpl { code, .. })
-                if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED as u32
-                    || code == ffi::QPL_STS_DST_IS_SHORT_ERR as u32 =>
+                if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED
+                    || code == ffi::QPL_STS_DST_IS_SHORT_ERR =>
             {
                 return Ok(Outcome::Incompressible)
             }
@@ -412,9 +413,7 @@ impl Backend for Qpl {
         job.available_out = limit as u32;
         match self.job.execute() {
             Ok(()) => {}
-            Err(BackendError::Qpl { code, .. })
-                if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED as u32 =>
-            {
+            Err(BackendError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
                 return Err(BackendError::OutputLimit {
                     backend: "qpl",
                     limit,
@@ -433,7 +432,7 @@ mod tests {
 
     #[test]
     fn statuses_read_as_words() {
-        let (name, text) = status::status_name(ffi::QPL_STS_MORE_OUTPUT_NEEDED as u32);
+        let (name, text) = status::status_name(ffi::QPL_STS_MORE_OUTPUT_NEEDED);
         assert_eq!(name, "QPL_STS_MORE_OUTPUT_NEEDED");
         assert!(text.contains("output buffer"), "{text}");
         let e = check("qpl_execute_job", ffi::QPL_STS_BAD_DIST_ERR).unwrap_err();
