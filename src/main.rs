@@ -27,6 +27,11 @@ enum Command {
     /// Write a table for the kernel iaa_crypto driver, QPL or ISA-L.
     #[command(subcommand)]
     Export(cli::export::ExportCommand),
+    /// Capture resident anonymous memory pages of a process or workload into a snapshot.
+    Capture(Box<cli::capture::CaptureArgs>),
+    /// Inspect corpora: info, scan-secrets.
+    #[command(subcommand)]
+    Corpus(cli::corpus::CorpusCommand),
     /// List compression backends, what they can do, and why missing ones are missing.
     Backends(cli::backends::BackendsArgs),
     /// Check a table and its streams on every available backend pair.
@@ -42,6 +47,8 @@ fn main() {
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
         Command::Export(cmd) => cli::export::run(cmd),
+        Command::Capture(args) => cli::capture::run(*args),
+        Command::Corpus(cmd) => cli::corpus::run(cmd),
         Command::Backends(args) => cli::backends::run(args),
         Command::Validate(args) => cli::validate::run(args),
         Command::Fuzz(args) => cli::fuzz::run(args),

@@ -36,7 +36,7 @@ pub struct FuzzArgs {
     /// Modes to check, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "canned,fixed,dynamic")]
     pub modes: Vec<Mode>,
-    /// Raw `.pages` corpus whose pages are mutated (optional).
+    /// Corpus whose pages are mutated (snapshot, `.pages` file or directory; first 10,000 pages).
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// Directory for reproducer files.
@@ -51,7 +51,7 @@ pub struct FuzzArgs {
 pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
     let table = load_table(&args.table)?;
     let corpus = match &args.corpus {
-        Some(p) => read_corpus(p)?,
+        Some(p) => read_corpus(p, Some(10_000))?.0,
         None => Vec::new(),
     };
     let mut names = vec![args.backend.clone()];

@@ -2,7 +2,9 @@
 //! helpers they share (loading and writing tables).
 
 pub mod backends;
+pub mod capture;
 pub mod codec;
+pub mod corpus;
 pub mod export;
 pub mod fuzz;
 pub mod table;

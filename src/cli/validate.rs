@@ -2,9 +2,9 @@
 //! (compressor, decompressor) pair that speaks a mode; prints a pass/fail
 //! matrix (or JSON), writes a reproducer per mismatch, exits non-zero on any.
 //!
-//! Corpus input, until page-capture's reader lands: raw `.pages` files (a
-//! multiple of 4096 bytes) and directories of them. Also home of the helpers
-//! `cannery fuzz` shares: table loading, corpus reading, reproducers.
+//! Corpora are read with page-capture's reader (snapshots, raw `.pages`
+//! files, workload directories). Also home of the helpers `cannery fuzz`
+//! shares: corpus reading, backend opening, reproducers, the matrix.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,8 @@ pub struct ValidateArgs {
     /// Table file (JSON or binary) or built-in name (fixed, kernel-2024).
     #[arg(long)]
     pub table: String,
-    /// A raw `.pages` file (a multiple of 4096 bytes) or a directory of them.
+    /// Corpus: a snapshot or raw `.pages` file, a directory of them, or a
+    /// directory of workload directories (a bare name is looked up under corpora/).
     #[arg(long)]
     pub corpus: PathBuf,
     /// Backends to use, comma-separated (default: every available one).
@@ -45,41 +46,32 @@ pub struct ValidateArgs {
 
 pub use super::load_table;
 
-/// Reads 4096-byte pages from a `.pages` file or a directory of them.
-pub fn read_corpus(path: &Path) -> anyhow::Result<Vec<Vec<u8>>> {
-    let mut files = Vec::new();
-    if path.is_dir() {
-        for e in
-            std::fs::read_dir(path).with_context(|| format!("cannot list {}", path.display()))?
-        {
-            let p = e?.path();
-            if p.extension().is_some_and(|x| x == "pages") {
-                files.push(p);
+/// Reads pages (at most `limit`) from a corpus as page-capture opens it: a
+/// snapshot or raw `.pages` file, a directory of them, or a directory of
+/// workload directories (a bare name is looked up under `corpora/`).
+/// Returns the pages and a label for each (`workload#index`).
+pub fn read_corpus(
+    path: &Path,
+    limit: Option<usize>,
+) -> anyhow::Result<(Vec<Vec<u8>>, Vec<String>)> {
+    let corpus = cannery_capture::Corpus::open(path)
+        .with_context(|| format!("cannot open corpus {}", path.display()))?;
+    let limit = limit.unwrap_or(usize::MAX);
+    let (mut pages, mut labels) = (Vec::new(), Vec::new());
+    'all: for w in &corpus.workloads {
+        for (i, page) in w.pages()?.enumerate() {
+            if pages.len() >= limit {
+                break 'all;
             }
+            let page = page.with_context(|| format!("reading workload {}", w.name))?;
+            pages.push(page.data);
+            labels.push(format!("{}#{i}", w.name));
         }
-        files.sort();
-        if files.is_empty() {
-            bail!("no .pages files in {}", path.display());
-        }
-    } else {
-        files.push(path.to_path_buf());
-    }
-    let mut pages = Vec::new();
-    for f in files {
-        let data = std::fs::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
-        if data.len() % 4096 != 0 {
-            bail!(
-                "{} is {} bytes, not a multiple of 4096: not a raw pages file",
-                f.display(),
-                data.len()
-            );
-        }
-        pages.extend(data.chunks(4096).map(|c| c.to_vec()));
     }
     if pages.is_empty() {
         bail!("corpus {} holds no pages", path.display());
     }
-    Ok(pages)
+    Ok((pages, labels))
 }
 
 /// Opens the named backends (all available ones if `None`); a named one
@@ -462,11 +454,7 @@ pub fn print_matrix(cells: &[Cell]) {
 /// Runs `cannery validate`.
 pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
     let table = load_table(&args.table)?;
-    let mut pages = read_corpus(&args.corpus)?;
-    if let Some(m) = args.max_pages {
-        pages.truncate(m);
-    }
-    let sources: Vec<String> = (0..pages.len()).map(|i| format!("page{i}")).collect();
+    let (pages, sources) = read_corpus(&args.corpus, args.max_pages)?;
     let mut comps = open_backends(args.backends.as_deref())?;
     let mut decomps = open_backends(args.backends.as_deref())?;
     let rules = rule_results(&table, &comps);
@@ -661,12 +649,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("a.pages");
         std::fs::write(&f, vec![0u8; 4095]).unwrap();
-        let e = read_corpus(&f).unwrap_err().to_string();
-        assert!(e.contains("not a multiple of 4096"), "{e}");
+        assert!(read_corpus(&f, None).is_err());
         std::fs::write(&f, vec![7u8; 8192]).unwrap();
-        assert_eq!(read_corpus(dir.path()).unwrap().len(), 2);
+        let (pages, labels) = read_corpus(dir.path(), None).unwrap();
+        assert_eq!(pages.len(), 2);
+        assert!(labels[1].ends_with("#1"), "{labels:?}");
+        assert_eq!(read_corpus(dir.path(), Some(1)).unwrap().0.len(), 1);
         let empty = tempfile::tempdir().unwrap();
-        assert!(read_corpus(empty.path()).is_err());
+        assert!(read_corpus(empty.path(), None).is_err());
     }
 
     #[test]
