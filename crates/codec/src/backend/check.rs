@@ -149,10 +149,12 @@ pub enum Reencode {
 }
 
 /// Re-encodes the tokens of canned stream `stream` with `table` and our bit
-/// writer and compares bytes. The stream must decode (else the decode error
-/// is returned); `Ok(None)` means it decoded but no framing we write
-/// reproduces it, with the first differing byte in the `Err` of the inner
-/// check.
+/// writer and compares bytes, trying both framings: end-of-block + zero
+/// padding (IAA hardware, ours) and end-of-block + QPL's 10-bit empty fixed
+/// block + zero padding (QPL's software path; accounted for, not stripped).
+/// `Err` if our decoder rejects the stream; `Ok(Err(at))` if it decodes
+/// but neither framing reproduces it (`at` = first differing byte of the
+/// plain framing); `Ok(Ok(_))` says which framing matched.
 pub fn reencode_canned(
     table: &Table,
     stream: &[u8],
