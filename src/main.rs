@@ -38,6 +38,8 @@ enum Command {
     Validate(cli::validate::ValidateArgs),
     /// Decompression-equivalence fuzzing of one backend against the others.
     Fuzz(cli::fuzz::FuzzArgs),
+    /// Replay a corpus as zswap stores and loads it, through the batch path.
+    ZswapSim(cli::zswap_sim::ZswapSimArgs),
 }
 
 fn main() {
@@ -52,6 +54,7 @@ fn main() {
         Command::Backends(args) => cli::backends::run(args),
         Command::Validate(args) => cli::validate::run(args),
         Command::Fuzz(args) => cli::fuzz::run(args),
+        Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
     };
     if let Err(err) = result {
         eprintln!("cannery: {err:#}");

@@ -9,6 +9,7 @@ pub mod export;
 pub mod fuzz;
 pub mod table;
 pub mod validate;
+pub mod zswap_sim;
 
 use std::path::Path;
 

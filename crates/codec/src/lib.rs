@@ -17,6 +17,7 @@
 #![deny(unsafe_code)]
 
 pub mod backend;
+pub mod batch;
 pub mod bitio;
 pub mod constants;
 pub mod decode;
@@ -29,6 +30,9 @@ pub mod table;
 pub mod token;
 
 pub use backend::{Backend, BackendError, Capabilities, ExecPath};
+pub use batch::{
+    BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor, UnitStatus,
+};
 pub use decode::Decoder;
 pub use decode::{CannedDecoder, DecodeError};
 pub use encode::{EncodeError, Encoder, Outcome};
