@@ -196,6 +196,45 @@ fn compress_batch_is_compress_per_page() {
     }
 }
 
+#[test]
+fn reference_backends_run_as_batch_lanes() {
+    use cannery_codec::backend::zlib::Zlib;
+    use cannery_codec::backend::ModeBound;
+    use cannery_codec::batch::BatchDecompressor;
+    let t = Table::kernel_2024();
+    let ps = pages();
+    let mut sw = backend::open("software").unwrap();
+    let mut streams = Vec::new();
+    let mut originals = Vec::new();
+    for p in &ps {
+        let mut s = Vec::new();
+        if let Ok(cannery_codec::Outcome::Compressed(n)) =
+            sw.compress(Mode::Canned, Some(&t), p, &mut s)
+        {
+            s.truncate(n);
+            streams.push(s);
+            originals.push(p.clone());
+        }
+    }
+    let lanes = (0..2)
+        .map(|_| ModeBound {
+            backend: Zlib::new(),
+            mode: Mode::Canned,
+            table: Some(t.clone()),
+        })
+        .collect();
+    let mut batch = BatchDecompressor::new(8, lanes).unwrap();
+    let mut out = vec![0u8; 8 * 4096];
+    let d = batch
+        .decompress(streams.iter().map(|s| &s[..]), &mut out)
+        .unwrap();
+    assert_eq!(d.len(), streams.len());
+    for (i, p) in originals.iter().enumerate() {
+        assert_eq!(d.status(i), Ok(p.len()));
+        assert_eq!(&out[i * 4096..i * 4096 + p.len()], &p[..]);
+    }
+}
+
 #[cfg(feature = "qpl")]
 #[test]
 fn qpl_refuses_tables_it_would_change() {

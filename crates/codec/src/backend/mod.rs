@@ -293,6 +293,38 @@ pub trait Backend {
     }
 }
 
+/// A backend bound to one mode and table: the page interface of the batch
+/// engine ([`crate::batch`]), so any `Send` backend (software and the
+/// reference libraries; not the FFI ones, whose handles stay on one thread)
+/// can run as a batch lane.
+#[derive(Debug)]
+pub struct ModeBound<B> {
+    /// The backend.
+    pub backend: B,
+    /// The mode of every page.
+    pub mode: Mode,
+    /// The table, for canned mode.
+    pub table: Option<Table>,
+}
+
+impl<B: Backend + Send + 'static> crate::batch::PageCompressor for ModeBound<B> {
+    type Error = BackendError;
+
+    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, BackendError> {
+        self.backend
+            .compress(self.mode, self.table.as_ref(), unit, out)
+    }
+}
+
+impl<B: Backend + Send + 'static> crate::batch::PageDecompressor for ModeBound<B> {
+    type Error = BackendError;
+
+    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, BackendError> {
+        self.backend
+            .decompress(self.mode, self.table.as_ref(), data, out)
+    }
+}
+
 /// Every backend name this build knows, in display order.
 pub const NAMES: [&str; 6] = [
     "software",
