@@ -40,6 +40,12 @@ enum Command {
     /// Inspect corpora: info, scan-secrets.
     #[command(subcommand)]
     Corpus(cli::corpus::CorpusCommand),
+    /// List compression backends, what they can do, and why missing ones are missing.
+    Backends(cli::backends::BackendsArgs),
+    /// Check a table and its streams on every available backend pair.
+    Validate(cli::validate::ValidateArgs),
+    /// Decompression-equivalence fuzzing of one backend against the others.
+    Fuzz(cli::fuzz::FuzzArgs),
     /// Replay a corpus as zswap stores and loads it, through the batch path.
     ZswapSim(cli::zswap_sim::ZswapSimArgs),
 }
@@ -57,6 +63,9 @@ fn main() {
         Command::Eval(args) => cli::train::eval(args),
         Command::Capture(args) => cli::capture::run(*args),
         Command::Corpus(cmd) => cli::corpus::run(cmd),
+        Command::Backends(args) => cli::backends::run(args),
+        Command::Validate(args) => cli::validate::run(args),
+        Command::Fuzz(args) => cli::fuzz::run(args),
         Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
     };
     if let Err(err) = result {

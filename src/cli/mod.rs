@@ -1,11 +1,14 @@
 //! Subcommand modules of the `cannery` CLI, one per group, plus the few
 //! helpers they share (loading and writing tables).
 
+pub mod backends;
 pub mod capture;
 pub mod codec;
 pub mod corpus;
 pub mod export;
+pub mod fuzz;
 pub mod table;
+pub mod validate;
 pub mod zswap_sim;
 pub mod train;
 

@@ -8,10 +8,15 @@
 //! [`huffman`] builds optimal length-limited codes from symbol counts, for
 //! dynamic blocks, block headers and the trainer.
 //!
-//! The crate does not read corpora, train tables or talk to hardware.
+//! [`backend`] puts this codec, reference inflaters and (behind the `qpl`
+//! and `qat` features) Intel QPL and QATzip behind one trait.
+//!
+//! The crate does not read corpora or train tables. Unsafe code is denied
+//! everywhere except the QPL and QATzip FFI modules.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
+pub mod backend;
 pub mod batch;
 pub mod bitio;
 pub mod constants;
@@ -24,6 +29,7 @@ pub mod records;
 pub mod table;
 pub mod token;
 
+pub use backend::{Backend, BackendError, Capabilities, ExecPath};
 pub use batch::{
     BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor, UnitStatus,
 };

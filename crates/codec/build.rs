@@ -1,0 +1,182 @@
+//! Build script of cannery-codec. Does nothing unless the `qpl` or `qat`
+//! feature is on; then it finds the installed library (pkg-config, or the
+//! `QPL_DIR` / `QATZIP_DIR` install prefix), generates Rust bindings for its
+//! C header with bindgen, and links it. Without the library the build fails
+//! with one message naming what to install. It never downloads or builds
+//! QPL or QATzip.
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    #[cfg(feature = "qpl")]
+    qpl::build();
+    #[cfg(feature = "qat")]
+    qat::build();
+}
+
+/// Where an installed C library lives.
+#[cfg(any(feature = "qpl", feature = "qat"))]
+struct Found {
+    include: std::path::PathBuf,
+    lib_dirs: Vec<std::path::PathBuf>,
+}
+
+/// Finds a library under `$<env_var>` (include/ and lib/ or lib64/) or
+/// through pkg-config; `None` if neither has it.
+#[cfg(any(feature = "qpl", feature = "qat"))]
+fn find(env_var: &str, pkg: &str, header: &str) -> Option<Found> {
+    use std::path::PathBuf;
+    println!("cargo:rerun-if-env-changed={env_var}");
+    if let Ok(dir) = std::env::var(env_var) {
+        let dir = PathBuf::from(dir);
+        let include = dir.join("include");
+        if include.join(header).exists() {
+            let lib_dirs = ["lib", "lib64"]
+                .iter()
+                .map(|l| dir.join(l))
+                .filter(|p| p.exists())
+                .collect();
+            return Some(Found { include, lib_dirs });
+        }
+        fail(&format!(
+            "{env_var}={} has no include/{header}",
+            dir.display()
+        ));
+    }
+    let lib = pkg_config::Config::new()
+        .cargo_metadata(false)
+        .probe(pkg)
+        .ok()?;
+    let include = lib
+        .include_paths
+        .iter()
+        .find(|p| p.join(header).exists())
+        .or(lib.include_paths.first())?
+        .clone();
+    Some(Found {
+        include,
+        lib_dirs: lib.link_paths.clone(),
+    })
+}
+
+#[cfg(any(feature = "qpl", feature = "qat"))]
+fn fail(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    std::process::exit(1);
+}
+
+#[cfg(feature = "qpl")]
+mod qpl {
+    use std::path::PathBuf;
+
+    pub fn build() {
+        let Some(found) = super::find("QPL_DIR", "qpl", "qpl/qpl.h") else {
+            super::fail(
+                "the `qpl` feature needs Intel QPL (Query Processing Library, \
+                 https://github.com/intel/qpl) installed: build and install it, then set \
+                 QPL_DIR to its install prefix (the directory holding include/qpl/qpl.h and \
+                 lib/libqpl.a) or add its lib/pkgconfig to PKG_CONFIG_PATH; bindgen also needs \
+                 libclang (e.g. apt-get install libclang-dev)",
+            );
+        };
+        for d in &found.lib_dirs {
+            println!("cargo:rustc-link-search=native={}", d.display());
+        }
+        println!("cargo:rustc-link-lib=qpl");
+        // libqpl is C++ and loads libaccel-config with dlopen.
+        println!("cargo:rustc-link-lib=stdc++");
+        println!("cargo:rustc-link-lib=dl");
+        let header = found.include.join("qpl/qpl.h");
+        println!("cargo:rerun-if-changed={}", header.display());
+        let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+        let bindings = bindgen::Builder::default()
+            .header(header.to_string_lossy())
+            .clang_arg(format!("-I{}", found.include.display()))
+            .allowlist_function("qpl_.*")
+            .allowlist_type("qpl_.*|allocator_t")
+            .allowlist_var("QPL_.*")
+            .prepend_enum_name(false)
+            .layout_tests(false)
+            .generate()
+            .unwrap_or_else(|e| {
+                super::fail(&format!("bindgen failed on {}: {e}", header.display()))
+            });
+        bindings
+            .write_to_file(out.join("qpl_bindings.rs"))
+            .expect("write qpl_bindings.rs");
+        write_status_names(
+            &found.include.join("qpl/c_api/status.h"),
+            &out.join("qpl_status.rs"),
+        );
+    }
+
+    /// Turns the `QPL_STS_NAME = ..., /**< text */` lines of status.h into a
+    /// lookup from status code to (name, text), so every status QPL can
+    /// return reads as words.
+    fn write_status_names(status_h: &std::path::Path, out: &std::path::Path) {
+        let text = std::fs::read_to_string(status_h)
+            .unwrap_or_else(|e| super::fail(&format!("cannot read {}: {e}", status_h.display())));
+        let mut arms = String::new();
+        for line in text.lines() {
+            let line = line.trim();
+            let Some(rest) = line.strip_prefix("QPL_STS_") else {
+                continue;
+            };
+            let Some((name, tail)) = rest.split_once('=') else {
+                continue;
+            };
+            let name = format!("QPL_STS_{}", name.trim());
+            let doc = tail
+                .split_once("/**<")
+                .map(|(_, d)| d.trim_end_matches("*/").trim().to_string())
+                .unwrap_or_default();
+            arms.push_str(&format!(
+                "        c if c == ffi::{name} as u32 => ({name:?}, {doc:?}),\n"
+            ));
+        }
+        let src = format!(
+            "/// (C name, QPL's description) of a QPL status code.\n\
+             pub(super) fn status_name(code: u32) -> (&'static str, &'static str) {{\n    \
+             match code {{\n{arms}        _ => (\"unknown\", \"a status this QPL header does not list\"),\n    }}\n}}\n"
+        );
+        std::fs::write(out, src).expect("write qpl_status.rs");
+        println!("cargo:rerun-if-changed={}", status_h.display());
+    }
+}
+
+#[cfg(feature = "qat")]
+mod qat {
+    use std::path::PathBuf;
+
+    pub fn build() {
+        let Some(found) = super::find("QATZIP_DIR", "qatzip", "qatzip.h") else {
+            super::fail(
+                "the `qat` feature needs QATzip (https://github.com/intel/QATzip) and qatlib \
+                 (https://github.com/intel/qatlib) installed: install them, then set QATZIP_DIR \
+                 to QATzip's install prefix (the directory holding include/qatzip.h and \
+                 lib/libqatzip.so) or add its lib/pkgconfig to PKG_CONFIG_PATH; bindgen also \
+                 needs libclang (e.g. apt-get install libclang-dev)",
+            );
+        };
+        for d in &found.lib_dirs {
+            println!("cargo:rustc-link-search=native={}", d.display());
+        }
+        println!("cargo:rustc-link-lib=qatzip");
+        let header = found.include.join("qatzip.h");
+        println!("cargo:rerun-if-changed={}", header.display());
+        let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+        bindgen::Builder::default()
+            .header(header.to_string_lossy())
+            .clang_arg(format!("-I{}", found.include.display()))
+            .allowlist_function("qz.*")
+            .allowlist_type("Qz.*")
+            .allowlist_var("QZ_.*")
+            .prepend_enum_name(false)
+            .layout_tests(false)
+            .generate()
+            .unwrap_or_else(|e| {
+                super::fail(&format!("bindgen failed on {}: {e}", header.display()))
+            })
+            .write_to_file(out.join("qat_bindings.rs"))
+            .expect("write qat_bindings.rs");
+    }
+}

@@ -1,0 +1,465 @@
+//! The checks behind `cannery validate` and `cannery fuzz`: one page
+//! through a (compressor, decompressor) pair, token-level re-encoding of
+//! canned streams, each backend's rules for tables, and what the machine
+//! says about IAA and QAT devices.
+//!
+//! Nothing here prints or writes files; the CLI turns [`PairResult`]s into
+//! matrices and reproducers.
+
+use serde::Serialize;
+
+use super::{Backend, BackendError};
+use crate::bitio::BitWriter;
+use crate::constants::{NUM_DIST, PAGE_SIZE};
+use crate::decode::CannedDecoder;
+use crate::encode::{write_tokens, Outcome};
+use crate::mode::Mode;
+use crate::table::Table;
+use crate::token::{DIST_EXTRA, LENGTH_EXTRA};
+
+/// ISA-L's (and so QPL's) bit-buffer limit: see [`qpl_worst_case_bits`].
+pub const QPL_MAX_BITBUF_BITS: u32 = 56;
+
+/// The 10 bits of an empty final fixed block (BFINAL=1, BTYPE=01, fixed
+/// end-of-block 0000000), LSB-first: what QPL's software path writes after a
+/// canned stream's end-of-block code.
+pub const QPL_SW_TAIL: (u32, u32) = (0b00_0000_0011, 10);
+
+/// A rule a table must follow for some backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// Every literal/length symbol and distance symbols 0..=23 coded: any
+    /// page can be encoded (our encoder's requirement).
+    Encodable,
+    /// Header ‖ body is standard deflate: complete codes (zlib, libdeflate,
+    /// miniz_oxide and QAT read canned streams that way).
+    Standard,
+    /// IAA hardware's rules: all literal/length and distance 0..=23 coded,
+    /// complete codes.
+    Iaa,
+    /// QPL builds tables from histograms, so they code every one of the 316
+    /// symbols with complete codes: any other table cannot be loaded unchanged.
+    QplAllCoded,
+    /// QPL's 56-bit rule: longest literal/length code + longest length code
+    /// with extra bits + longest distance code with extra bits ≤ 56, else
+    /// QPL rebuilds the table with limits 13/12.
+    Qpl56Bit,
+}
+
+impl Rule {
+    /// Kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Encodable => "encodable",
+            Rule::Standard => "standard",
+            Rule::Iaa => "iaa",
+            Rule::QplAllCoded => "qpl-all-coded",
+            Rule::Qpl56Bit => "qpl-56-bit",
+        }
+    }
+
+    /// The rules a backend's canned mode depends on.
+    pub fn for_backend(name: &str) -> &'static [Rule] {
+        match name {
+            "software" => &[Rule::Encodable],
+            "qpl" => &[Rule::Iaa, Rule::QplAllCoded, Rule::Qpl56Bit],
+            _ => &[Rule::Standard],
+        }
+    }
+
+    /// Checks `table`: `Ok` or why it breaks the rule.
+    pub fn check(self, table: &Table) -> Result<(), String> {
+        match self {
+            Rule::Encodable => match table.first_uncoded_symbol() {
+                None => Ok(()),
+                Some((a, s)) => Err(format!("{a} symbol {s} has no code")),
+            },
+            Rule::Standard => {
+                if table.is_standard() || table.is_fixed_code() {
+                    Ok(())
+                } else {
+                    Err("codes are incomplete, so header + body is not standard deflate".into())
+                }
+            }
+            Rule::Iaa => {
+                let v = table.iaa_violations();
+                match v.first() {
+                    None => Ok(()),
+                    Some(first) if v.len() == 1 => Err(first.to_string()),
+                    Some(first) => Err(format!("{first} (and {} more)", v.len() - 1)),
+                }
+            }
+            Rule::QplAllCoded => {
+                let l = table.lengths();
+                let ll = l.litlen.iter().filter(|&&x| x == 0).count();
+                let d = l.dist.iter().filter(|&&x| x == 0).count();
+                if ll + d == 0 && table.is_standard() {
+                    Ok(())
+                } else if ll + d == 0 {
+                    Err("codes are incomplete over the 286 + 30 symbols of a qpl table (the fixed code counts 286/287 and 30/31); qpl's optimal code for them has other lengths".into())
+                } else {
+                    Err(format!(
+                        "{ll} literal/length and {d} distance symbols have no code; qpl codes every symbol, so it would change the table"
+                    ))
+                }
+            }
+            Rule::Qpl56Bit => {
+                let bits = qpl_worst_case_bits(table);
+                if bits <= QPL_MAX_BITBUF_BITS {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "worst-case literal + length + distance is {bits} bits, above qpl's 56; qpl would rebuild the table with 13/12-bit limits"
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// The quantity QPL's ISA-L fork checks in `are_hufftables_useable`
+/// (sources/isal/igzip/huff_codes.c): the longest code of any of the 286
+/// literal/length symbols, plus the longest (code + extra bits) of length
+/// symbols 257..=284, plus the longest (code + extra bits) of the 30
+/// distance symbols (uncoded symbols count their extra bits alone, as there).
+pub fn qpl_worst_case_bits(table: &Table) -> u32 {
+    let l = table.lengths();
+    let lit = l.litlen.iter().copied().max().unwrap_or(0) as u32;
+    let len = (257..285)
+        .map(|s| l.litlen[s] as u32 + LENGTH_EXTRA[s - 257] as u32)
+        .max()
+        .unwrap_or(0);
+    let dist = (0..NUM_DIST)
+        .map(|s| l.dist[s] as u32 + DIST_EXTRA[s] as u32)
+        .max()
+        .unwrap_or(0);
+    lit + len + dist
+}
+
+/// What re-encoding a canned stream's tokens with our Huffman stage gave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reencode {
+    /// Tokens + end-of-block + zero padding: identical bytes.
+    Exact,
+    /// Tokens + end-of-block + QPL's 10-bit empty fixed block + zero
+    /// padding: identical bytes (QPL's software path).
+    ExactWithQplTail,
+}
+
+/// Re-encodes the tokens of canned stream `stream` with `table` and our bit
+/// writer and compares bytes, trying both framings: end-of-block + zero
+/// padding (IAA hardware, ours) and end-of-block + QPL's 10-bit empty fixed
+/// block + zero padding (QPL's software path; accounted for, not stripped).
+/// `Err` if our decoder rejects the stream; `Ok(Err(at))` if it decodes
+/// but neither framing reproduces it (`at` = first differing byte of the
+/// plain framing); `Ok(Ok(_))` says which framing matched.
+pub fn reencode_canned(
+    table: &Table,
+    stream: &[u8],
+) -> Result<Result<Reencode, usize>, BackendError> {
+    let tokens = CannedDecoder::new(table).tokens(stream, PAGE_SIZE)?;
+    let mut plain = Vec::with_capacity(stream.len());
+    let mut w = BitWriter::new(&mut plain);
+    write_tokens(&mut w, &tokens, table, usize::MAX);
+    w.finish();
+    if plain == stream {
+        return Ok(Ok(Reencode::Exact));
+    }
+    let mut tailed = Vec::with_capacity(stream.len());
+    let mut w = BitWriter::new(&mut tailed);
+    write_tokens(&mut w, &tokens, table, usize::MAX);
+    w.put(QPL_SW_TAIL.0, QPL_SW_TAIL.1);
+    w.finish();
+    if tailed == stream {
+        return Ok(Ok(Reencode::ExactWithQplTail));
+    }
+    let first = plain
+        .iter()
+        .zip(stream)
+        .position(|(a, b)| a != b)
+        .unwrap_or(plain.len().min(stream.len()));
+    Ok(Err(first))
+}
+
+/// How one page fared through one (compressor, decompressor) pair.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum PairOutcome {
+    /// Decompressed bytes equal the page (and, for canned, the stream
+    /// re-encodes exactly).
+    Pass {
+        /// Compressed size.
+        bytes: usize,
+        /// Re-encoding result (canned only).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reencode: Option<Reencode>,
+    },
+    /// The compressor declined the page (output would be ≥ 4096 bytes).
+    Incompressible,
+    /// A mismatch or failure: what went wrong.
+    Fail {
+        /// Which stage failed: "compress", "decompress", "compare", "reencode".
+        stage: &'static str,
+        /// Readable detail.
+        detail: String,
+    },
+}
+
+/// One page through one pair, with the stream kept for reproducers.
+#[derive(Clone, Debug)]
+pub struct PairResult {
+    /// The outcome.
+    pub outcome: PairOutcome,
+    /// The compressed stream (empty if compression failed).
+    pub stream: Vec<u8>,
+    /// Paths the compressor and decompressor ran on.
+    pub paths: (super::ExecPath, super::ExecPath),
+}
+
+/// Compresses `page` with `comp`, decompresses with `decomp`, compares
+/// bit-exactly, and for canned mode re-encodes the stream's tokens.
+/// Incompressible pages pass through as [`PairOutcome::Incompressible`].
+pub fn check_pair(
+    comp: &mut dyn Backend,
+    decomp: &mut dyn Backend,
+    mode: Mode,
+    table: Option<&Table>,
+    page: &[u8],
+) -> PairResult {
+    let mut stream = Vec::new();
+    let outcome = match comp.compress(mode, table, page, &mut stream) {
+        Err(e) => PairOutcome::Fail {
+            stage: "compress",
+            detail: e.to_string(),
+        },
+        Ok(Outcome::Incompressible) => {
+            stream.clear();
+            PairOutcome::Incompressible
+        }
+        Ok(Outcome::Compressed(n)) => check_stream(decomp, mode, table, page, &stream[..n]),
+    };
+    PairResult {
+        outcome,
+        stream,
+        paths: (comp.last_path(), decomp.last_path()),
+    }
+}
+
+/// Decompresses `stream` with `decomp` and checks it against `page` (and,
+/// for canned mode, re-encodes it).
+pub fn check_stream(
+    decomp: &mut dyn Backend,
+    mode: Mode,
+    table: Option<&Table>,
+    page: &[u8],
+    stream: &[u8],
+) -> PairOutcome {
+    let mut out = [0u8; PAGE_SIZE];
+    match decomp.decompress(mode, table, stream, &mut out) {
+        Err(e) => PairOutcome::Fail {
+            stage: "decompress",
+            detail: e.to_string(),
+        },
+        Ok(n) if out[..n] != *page => {
+            let at = out[..n]
+                .iter()
+                .zip(page)
+                .position(|(a, b)| a != b)
+                .unwrap_or(n.min(page.len()));
+            PairOutcome::Fail {
+                stage: "compare",
+                detail: format!(
+                    "decompressed {n} bytes, page has {}; first difference at byte {at}",
+                    page.len()
+                ),
+            }
+        }
+        Ok(_) => {
+            let reencode = match (mode, table) {
+                (Mode::Canned, Some(t)) => match reencode_canned(t, stream) {
+                    Ok(Ok(r)) => Some(r),
+                    Ok(Err(at)) => {
+                        return PairOutcome::Fail {
+                            stage: "reencode",
+                            detail: format!(
+                            "re-encoding the stream's tokens differs from the stream at byte {at}"
+                        ),
+                        }
+                    }
+                    Err(e) => {
+                        return PairOutcome::Fail {
+                            stage: "reencode",
+                            detail: format!("our canned decoder rejects the stream: {e}"),
+                        }
+                    }
+                },
+                _ => None,
+            };
+            PairOutcome::Pass {
+                bytes: stream.len(),
+                reencode,
+            }
+        }
+    }
+}
+
+/// Facts about IAA devices: `/dev/iax` work queues (and whether this
+/// process may open them) and the idxd devices under `/sys/bus/dsa/devices`.
+pub fn iaa_devices() -> Vec<String> {
+    let mut facts = Vec::new();
+    match std::fs::read_dir("/dev/iax") {
+        Err(_) => facts.push("no /dev/iax (no IAA work queue is enabled)".to_string()),
+        Ok(dir) => {
+            let mut wqs: Vec<_> = dir.flatten().map(|e| e.path()).collect();
+            wqs.sort();
+            if wqs.is_empty() {
+                facts.push("/dev/iax is empty (no IAA work queue is enabled)".into());
+            }
+            for p in wqs {
+                let access = match std::fs::OpenOptions::new().read(true).write(true).open(&p) {
+                    Ok(_) => "usable".to_string(),
+                    Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                        "no permission (run as root or grant access to the work queue)".into()
+                    }
+                    Err(e) => format!("cannot open: {e}"),
+                };
+                facts.push(format!("{}: {access}", p.display()));
+            }
+        }
+    }
+    match std::fs::read_dir("/sys/bus/dsa/devices") {
+        Err(_) => facts.push("no /sys/bus/dsa/devices (idxd driver not loaded)".into()),
+        Ok(dir) => {
+            let mut names: Vec<String> = dir
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            let iax: Vec<_> = names.iter().filter(|n| n.starts_with("iax")).collect();
+            if iax.is_empty() {
+                facts.push("no IAA device under /sys/bus/dsa/devices".into());
+            }
+            for n in iax {
+                facts.push(format!("/sys/bus/dsa/devices/{n}"));
+            }
+            for n in names.iter().filter(|n| n.starts_with("wq")) {
+                let base = format!("/sys/bus/dsa/devices/{n}");
+                let read = |f: &str| {
+                    std::fs::read_to_string(format!("{base}/{f}"))
+                        .map(|s| s.trim().to_string())
+                        .unwrap_or_else(|_| "?".into())
+                };
+                facts.push(format!(
+                    "{base}: state {}, mode {}, type {}",
+                    read("state"),
+                    read("mode"),
+                    read("type")
+                ));
+            }
+        }
+    }
+    facts
+}
+
+/// Facts about QAT devices: the control device and the kernel drivers.
+pub fn qat_devices() -> Vec<String> {
+    let mut facts = Vec::new();
+    if std::path::Path::new("/dev/qat_adf_ctl").exists() {
+        facts.push("/dev/qat_adf_ctl present".into());
+    } else {
+        facts.push("no /dev/qat_adf_ctl (no QAT device or driver)".into());
+    }
+    let drivers: Vec<String> = std::fs::read_dir("/sys/bus/pci/drivers")
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("qat") || n.ends_with("xxx"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if drivers.is_empty() {
+        facts.push("no qat pci driver bound".into());
+    } else {
+        facts.push(format!("qat pci drivers: {}", drivers.join(", ")));
+    }
+    facts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::encode_canned_tokens;
+    use crate::token::Token;
+
+    #[test]
+    fn the_56_bit_rule_matches_isal_arithmetic() {
+        // Kernel 2024: longest lit/len 15; symbol 284 (15 bits + 5 extra) = 20;
+        // distance: symbols 24..=29 are uncoded, so 29 counts 0 + 13 = 13,
+        // 23 counts its length + 10.
+        let t = Table::kernel_2024();
+        let l = t.lengths();
+        let d = (0..30)
+            .map(|s| l.dist[s] as u32 + DIST_EXTRA[s] as u32)
+            .max()
+            .unwrap();
+        assert_eq!(
+            qpl_worst_case_bits(&t),
+            15 + (l.litlen[284] as u32 + 5).max(20) + d
+        );
+        assert!(Rule::Qpl56Bit.check(&t).is_ok() == (qpl_worst_case_bits(&t) <= 56));
+        // The fixed code: 9 + (8 + 5) + (5 + 13) = 40.
+        assert_eq!(qpl_worst_case_bits(&Table::fixed()), 40);
+        assert!(Rule::Qpl56Bit.check(&Table::fixed()).is_ok());
+        // Kernel 2024 leaves distance 24..=29 uncoded: qpl would change it.
+        assert!(Rule::QplAllCoded.check(&t).is_err());
+        assert!(Rule::Iaa.check(&t).is_ok());
+        // The fixed code is complete only with 286/287 and 30/31.
+        assert!(Rule::QplAllCoded.check(&Table::fixed()).is_err());
+    }
+
+    #[test]
+    fn reencoding_recognises_both_framings_and_rejects_others() {
+        let t = Table::kernel_2024();
+        let toks = [
+            Token::Literal(1),
+            Token::Literal(2),
+            Token::Match {
+                length: 10,
+                distance: 2,
+            },
+        ];
+        let plain = encode_canned_tokens(&toks, &t);
+        assert_eq!(reencode_canned(&t, &plain).unwrap(), Ok(Reencode::Exact));
+        let mut tailed = Vec::new();
+        let mut w = BitWriter::new(&mut tailed);
+        write_tokens(&mut w, &toks, &t, usize::MAX);
+        w.put(QPL_SW_TAIL.0, QPL_SW_TAIL.1);
+        w.finish();
+        assert_eq!(
+            reencode_canned(&t, &tailed).unwrap(),
+            Ok(Reencode::ExactWithQplTail)
+        );
+        // Length 258 sent as symbol 284 + extra 31 (legal, and decoders accept
+        // it) instead of symbol 285: same bytes out, different bits.
+        let (l, ll, d) = (
+            t.lengths(),
+            t.litlen_codes_reversed(),
+            t.dist_codes_reversed(),
+        );
+        let mut odd = Vec::new();
+        let mut w = BitWriter::new(&mut odd);
+        w.put(ll[1] as u32, l.litlen[1] as u32);
+        w.put(
+            ll[284] as u32 | 31 << l.litlen[284],
+            l.litlen[284] as u32 + 5,
+        );
+        w.put(d[0] as u32, l.dist[0] as u32);
+        w.put(ll[256] as u32, l.litlen[256] as u32);
+        w.finish();
+        let mut out = [0u8; PAGE_SIZE];
+        assert_eq!(CannedDecoder::new(&t).decompress(&odd, &mut out), Ok(259));
+        assert!(reencode_canned(&t, &odd).unwrap().is_err());
+    }
+}

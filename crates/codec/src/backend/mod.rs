@@ -1,0 +1,557 @@
+//! Backends: the engines that compress and decompress pages, behind one
+//! [`Backend`] trait and one dispatch point, [`open`].
+//!
+//! | backend      | compresses               | decompresses                         | path |
+//! |--------------|--------------------------|--------------------------------------|------|
+//! | `software`   | fixed, dynamic, canned   | fixed, dynamic, canned               | software (ours) |
+//! | `miniz_oxide`| fixed, dynamic           | fixed, dynamic, canned (with header) | software |
+//! | `zlib`       | dynamic                  | fixed, dynamic, canned (with header) | software (flate2 on zlib) |
+//! | `libdeflate` | dynamic                  | fixed, dynamic, canned (with header) | software |
+//! | `qpl`        | fixed, dynamic, canned   | fixed, dynamic, canned               | IAA hardware, else QPL software (feature `qpl`) |
+//! | `qat`        | dynamic                  | fixed, dynamic, canned (with header) | QAT hardware, else QATzip's zlib fallback (feature `qat`) |
+//!
+//! Stream conventions shared by every backend: a fixed or dynamic stream is
+//! one complete raw deflate stream (the encoder picks its blocks; "dynamic"
+//! means "codes of the encoder's choosing"); a canned stream is in IAA wire
+//! format (body, end-of-block, zero padding; QPL's software path adds an
+//! empty final fixed block before the padding). Engines that only speak
+//! standard deflate read a canned stream through [`canned_to_deflate`], which
+//! puts the table's implied header in front of it, bit-exactly.
+//!
+//! Pages are at most 4096 bytes; a compressed output of 4096 bytes or more is
+//! [`Outcome::Incompressible`] (zswap stores such pages raw). Decompression
+//! writes into the caller's buffer, whose length is the output limit.
+//!
+//! This module does not pick a "best" backend, retry, or run anything in
+//! parallel; the batch entry points are plain loops (the batch engine lives
+//! elsewhere). The checks `cannery validate` runs over these backends are in
+//! [`check`].
+
+pub mod check;
+pub mod libdeflate;
+pub mod miniz;
+#[cfg(feature = "qat")]
+#[allow(unsafe_code)]
+pub mod qat;
+#[cfg(feature = "qpl")]
+#[allow(unsafe_code)]
+pub mod qpl;
+pub mod software;
+pub mod stress;
+pub mod zlib;
+
+use serde::Serialize;
+
+use crate::bitio::BitWriter;
+use crate::constants::PAGE_SIZE;
+use crate::decode::DecodeError;
+use crate::encode::{EncodeError, Outcome};
+use crate::mode::Mode;
+use crate::table::{Alphabet, Table};
+
+/// Which engine ran a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecPath {
+    /// A CPU implementation.
+    Software,
+    /// An accelerator (IAA through QPL, or QAT).
+    Hardware,
+}
+
+impl ExecPath {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecPath::Software => "software",
+            ExecPath::Hardware => "hardware",
+        }
+    }
+}
+
+/// What a backend can do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Capabilities {
+    /// Modes it can compress in (its own streams).
+    #[serde(serialize_with = "mode_names")]
+    pub compress: Vec<Mode>,
+    /// Modes whose streams it can decompress.
+    #[serde(serialize_with = "mode_names")]
+    pub decompress: Vec<Mode>,
+    /// Which engine runs its jobs.
+    pub path: ExecPath,
+    /// Why it runs on that path (e.g. why hardware is not used), if worth saying.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_note: Option<String>,
+}
+
+fn mode_names<S: serde::Serializer>(modes: &[Mode], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(modes.iter().map(|m| m.name()))
+}
+
+impl Capabilities {
+    /// True if it compresses in `mode`.
+    pub fn can_compress(&self, mode: Mode) -> bool {
+        self.compress.contains(&mode)
+    }
+
+    /// True if it decompresses `mode` streams.
+    pub fn can_decompress(&self, mode: Mode) -> bool {
+        self.decompress.contains(&mode)
+    }
+}
+
+/// Compression or decompression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Compression.
+    Compress,
+    /// Decompression.
+    Decompress,
+}
+
+impl std::fmt::Display for Direction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Direction::Compress => "compress",
+            Direction::Decompress => "decompress",
+        })
+    }
+}
+
+/// Why a backend job failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackendError {
+    /// The backend cannot do this at all.
+    #[error("{backend} cannot {direction} in {mode} mode")]
+    Unsupported {
+        /// Backend name.
+        backend: &'static str,
+        /// The direction asked for.
+        direction: Direction,
+        /// The mode asked for.
+        mode: Mode,
+    },
+    /// Canned mode without a table.
+    #[error("canned mode needs a table")]
+    TableRequired,
+    /// The table's implied header is not standard deflate, so engines that
+    /// read standard deflate cannot be given a canned stream of it.
+    #[error(
+        "table {table_id} has incomplete codes, so header + canned body is not standard deflate"
+    )]
+    TableNotStandard {
+        /// The table's id.
+        table_id: String,
+    },
+    /// The page is larger than 4096 bytes.
+    #[error("input is {len} bytes; a page is at most 4096")]
+    InputTooLarge {
+        /// Its length.
+        len: usize,
+    },
+    /// Our encoder refused.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    /// Our decoder refused.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// A reference library (zlib, libdeflate, miniz_oxide) refused a stream.
+    #[error("{backend} rejected the stream: {message}")]
+    Rejected {
+        /// Backend name.
+        backend: &'static str,
+        /// The library's own words.
+        message: String,
+    },
+    /// Decompressed output would exceed the caller's buffer.
+    #[error("{backend}: output would exceed the limit of {limit} bytes")]
+    OutputLimit {
+        /// Backend name.
+        backend: &'static str,
+        /// The limit.
+        limit: usize,
+    },
+    /// A QPL call returned an error status.
+    #[error("qpl {call} failed with status {code} ({name}: {text})")]
+    Qpl {
+        /// The C function.
+        call: &'static str,
+        /// The numeric status.
+        code: u32,
+        /// The status's C name.
+        name: &'static str,
+        /// What QPL says it means.
+        text: &'static str,
+    },
+    /// QPL built a table with other code lengths than ours.
+    #[error(
+        "qpl changed the table: {alphabet} symbol {symbol} has length {qpl} in qpl's table, \
+         {ours} in ours{hint}"
+    )]
+    QplTableChanged {
+        /// Alphabet of the first difference.
+        alphabet: Alphabet,
+        /// Symbol of the first difference.
+        symbol: usize,
+        /// Our length.
+        ours: u8,
+        /// QPL's length.
+        qpl: u8,
+        /// A likely reason, e.g. the 56-bit rule.
+        hint: String,
+    },
+    /// A QATzip call returned an error.
+    #[error("qatzip {call} failed with {code} ({name})")]
+    Qat {
+        /// The C function.
+        call: &'static str,
+        /// The return code.
+        code: i32,
+        /// Its C name.
+        name: &'static str,
+    },
+    /// The backend could not be opened.
+    #[error("{backend} is not available: {reason}")]
+    Unavailable {
+        /// Backend name.
+        backend: &'static str,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// An engine that compresses and/or decompresses 4 KiB pages.
+///
+/// `table` is used in canned mode (and ignored otherwise); backends cache
+/// whatever they derive from it, so passing the same table page after page
+/// is cheap.
+pub trait Backend {
+    /// Lower-case name, as on the command line.
+    fn name(&self) -> &'static str;
+
+    /// What it can do, and on which path.
+    fn capabilities(&self) -> &Capabilities;
+
+    /// Compresses one page into `out` (cleared first). On
+    /// [`Outcome::Incompressible`] the contents of `out` are unspecified.
+    fn compress(
+        &mut self,
+        mode: Mode,
+        table: Option<&Table>,
+        page: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Outcome, BackendError>;
+
+    /// Decompresses one stream into `out`, whose length is the limit;
+    /// returns the bytes produced.
+    fn decompress(
+        &mut self,
+        mode: Mode,
+        table: Option<&Table>,
+        data: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, BackendError>;
+
+    /// The path the last job ran on (the capabilities' path unless the
+    /// backend can switch per job).
+    fn last_path(&self) -> ExecPath {
+        self.capabilities().path
+    }
+
+    /// Compresses many pages: `outs[i]` receives page `i`. A plain loop.
+    fn compress_batch(
+        &mut self,
+        mode: Mode,
+        table: Option<&Table>,
+        pages: &[&[u8]],
+        outs: &mut [Vec<u8>],
+    ) -> Vec<Result<Outcome, BackendError>> {
+        pages
+            .iter()
+            .zip(outs.iter_mut())
+            .map(|(p, o)| self.compress(mode, table, p, o))
+            .collect()
+    }
+
+    /// Decompresses many streams into 4096-byte pages: `outs[i]` receives
+    /// stream `i`, the result is its length. A plain loop.
+    fn decompress_batch(
+        &mut self,
+        mode: Mode,
+        table: Option<&Table>,
+        streams: &[&[u8]],
+        outs: &mut [[u8; PAGE_SIZE]],
+    ) -> Vec<Result<usize, BackendError>> {
+        streams
+            .iter()
+            .zip(outs.iter_mut())
+            .map(|(s, o)| self.decompress(mode, table, s, o))
+            .collect()
+    }
+}
+
+/// A backend bound to one mode and table: the page interface of the batch
+/// engine ([`crate::batch`]), so any `Send` backend (software and the
+/// reference libraries; not the FFI ones, whose handles stay on one thread)
+/// can run as a batch lane.
+#[derive(Debug)]
+pub struct ModeBound<B> {
+    /// The backend.
+    pub backend: B,
+    /// The mode of every page.
+    pub mode: Mode,
+    /// The table, for canned mode.
+    pub table: Option<Table>,
+}
+
+impl<B: Backend + Send + 'static> crate::batch::PageCompressor for ModeBound<B> {
+    type Error = BackendError;
+
+    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, BackendError> {
+        self.backend
+            .compress(self.mode, self.table.as_ref(), unit, out)
+    }
+}
+
+impl<B: Backend + Send + 'static> crate::batch::PageDecompressor for ModeBound<B> {
+    type Error = BackendError;
+
+    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, BackendError> {
+        self.backend
+            .decompress(self.mode, self.table.as_ref(), data, out)
+    }
+}
+
+/// Every backend name this build knows, in display order.
+pub const NAMES: [&str; 6] = [
+    "software",
+    "miniz_oxide",
+    "zlib",
+    "libdeflate",
+    "qpl",
+    "qat",
+];
+
+/// Whether a backend can be opened here, and why not.
+#[derive(Clone, Debug, Serialize)]
+pub struct Availability {
+    /// Backend name.
+    pub name: &'static str,
+    /// True if [`open`] succeeds.
+    pub available: bool,
+    /// Its capabilities, when available.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Capabilities>,
+    /// Why it is missing (not built with the feature, library absent, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Facts about IAA/QAT devices that explain the path chosen.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<String>,
+}
+
+/// The one dispatch point: opens a backend by name.
+pub fn open(name: &str) -> Result<Box<dyn Backend>, BackendError> {
+    match name {
+        "software" => Ok(Box::new(software::Software::new())),
+        "miniz_oxide" | "miniz" => Ok(Box::new(miniz::Miniz::new())),
+        "zlib" => Ok(Box::new(zlib::Zlib::new())),
+        "libdeflate" => Ok(Box::new(libdeflate::Libdeflate::new())),
+        "qpl" => open_qpl(),
+        "qat" => open_qat(),
+        _ => Err(BackendError::Unavailable {
+            backend: "unknown",
+            reason: format!("no backend named {name:?} (known: {})", NAMES.join(", ")),
+        }),
+    }
+}
+
+#[cfg(feature = "qpl")]
+fn open_qpl() -> Result<Box<dyn Backend>, BackendError> {
+    Ok(Box::new(qpl::Qpl::open()?))
+}
+
+#[cfg(not(feature = "qpl"))]
+fn open_qpl() -> Result<Box<dyn Backend>, BackendError> {
+    Err(BackendError::Unavailable {
+        backend: "qpl",
+        reason: "not built with the `qpl` feature (rebuild with --features qpl; needs Intel QPL \
+                 installed, found through pkg-config or QPL_DIR)"
+            .into(),
+    })
+}
+
+#[cfg(feature = "qat")]
+fn open_qat() -> Result<Box<dyn Backend>, BackendError> {
+    Ok(Box::new(qat::Qat::open()?))
+}
+
+#[cfg(not(feature = "qat"))]
+fn open_qat() -> Result<Box<dyn Backend>, BackendError> {
+    Err(BackendError::Unavailable {
+        backend: "qat",
+        reason: "not built with the `qat` feature (rebuild with --features qat; needs QATzip and \
+                 qatlib installed, found through pkg-config or QATZIP_DIR)"
+            .into(),
+    })
+}
+
+/// Tries every known backend and says what is available and why not.
+pub fn survey() -> Vec<Availability> {
+    NAMES
+        .iter()
+        .map(|&name| {
+            let devices = match name {
+                "qpl" => check::iaa_devices(),
+                "qat" => check::qat_devices(),
+                _ => Vec::new(),
+            };
+            match open(name) {
+                Ok(b) => Availability {
+                    name,
+                    available: true,
+                    capabilities: Some(b.capabilities().clone()),
+                    reason: None,
+                    devices,
+                },
+                Err(e) => Availability {
+                    name,
+                    available: false,
+                    capabilities: None,
+                    reason: Some(match e {
+                        BackendError::Unavailable { reason, .. } => reason,
+                        other => other.to_string(),
+                    }),
+                    devices,
+                },
+            }
+        })
+        .collect()
+}
+
+/// Turns a canned (IAA wire format) stream into standard raw deflate by
+/// putting the table's implied header in front of it, at bit granularity:
+/// header bits, then every bit of the canned stream.
+///
+/// The canned stream's own padding (and QPL's empty final fixed block) ends
+/// up after the final block's end-of-block code, where standard inflaters
+/// stop reading; at most two bytes of such tail follow the deflate stream.
+/// The fixed code gets a 3-bit fixed block header (BFINAL=1, BTYPE=01)
+/// instead. Tables with incomplete codes have no standard header.
+pub fn canned_to_deflate(table: &Table, canned: &[u8]) -> Result<Vec<u8>, BackendError> {
+    let mut out = Vec::with_capacity(table.header().bytes.len() + canned.len() + 1);
+    let mut w = BitWriter::new(&mut out);
+    if table.is_fixed_code() {
+        w.put(0b011, 3);
+    } else if table.is_standard() {
+        let h = table.header();
+        w.put_bytes_bits(&h.bytes, h.bits);
+    } else {
+        return Err(BackendError::TableNotStandard {
+            table_id: table.id(),
+        });
+    }
+    w.put_bytes_bits(canned, canned.len() * 8);
+    w.finish();
+    Ok(out)
+}
+
+/// The raw deflate form of a stream of `mode`: canned streams get their
+/// header (see [`canned_to_deflate`]), others are already raw deflate.
+pub(crate) fn as_deflate<'a>(
+    mode: Mode,
+    table: Option<&Table>,
+    data: &'a [u8],
+) -> Result<std::borrow::Cow<'a, [u8]>, BackendError> {
+    match mode {
+        Mode::Canned => {
+            let t = table.ok_or(BackendError::TableRequired)?;
+            Ok(std::borrow::Cow::Owned(canned_to_deflate(t, data)?))
+        }
+        Mode::Fixed | Mode::Dynamic => Ok(std::borrow::Cow::Borrowed(data)),
+    }
+}
+
+/// The outcome of a reference compressor's output under zswap's rule.
+pub(crate) fn outcome_of(out: &[u8]) -> Outcome {
+    if out.len() >= PAGE_SIZE {
+        Outcome::Incompressible
+    } else {
+        Outcome::Compressed(out.len())
+    }
+}
+
+/// Checks a page's size before compressing it.
+pub(crate) fn check_page(page: &[u8]) -> Result<(), BackendError> {
+    if page.len() > PAGE_SIZE {
+        Err(BackendError::InputTooLarge { len: page.len() })
+    } else {
+        Ok(())
+    }
+}
+
+/// Standard-deflate decompression modes: what reference inflaters read.
+pub(crate) const ALL_MODES: [Mode; 3] = [Mode::Fixed, Mode::Dynamic, Mode::Canned];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::encode_canned_tokens;
+    use crate::token::Token;
+
+    fn bit(bytes: &[u8], i: usize) -> u8 {
+        (bytes[i / 8] >> (i % 8)) & 1
+    }
+
+    #[test]
+    fn canned_to_deflate_is_header_bits_then_every_body_bit() {
+        let t = Table::kernel_2024();
+        let body = encode_canned_tokens(&[Token::Literal(b'a'), Token::Literal(b'b')], &t);
+        let d = canned_to_deflate(&t, &body).unwrap();
+        let h = t.header();
+        assert_eq!(d.len(), (h.bits + body.len() * 8).div_ceil(8));
+        for i in 0..h.bits {
+            assert_eq!(bit(&d, i), bit(&h.bytes, i), "header bit {i}");
+        }
+        for j in 0..body.len() * 8 {
+            assert_eq!(bit(&d, h.bits + j), bit(&body, j), "body bit {j}");
+        }
+        // The fixed code gets BFINAL=1, BTYPE=01 (3 bits) instead.
+        let f = Table::fixed();
+        let fb = encode_canned_tokens(&[Token::Literal(0)], &f);
+        let fd = canned_to_deflate(&f, &fb).unwrap();
+        assert_eq!(fd[0] & 0b111, 0b011);
+        let mut out = [0u8; 4];
+        // 3 + 8 (literal) + 7 (EOB) = 18 bits: 3 bytes, nothing trailing.
+        assert_eq!(crate::decode::inflate(&fd, &mut out), Ok(1));
+        // Incomplete tables have no standard header.
+        let mut l = *t.lengths();
+        l.litlen[285] = 0;
+        let inc = Table::from_lengths(&l.litlen, &l.dist).unwrap();
+        assert!(matches!(
+            canned_to_deflate(&inc, &body),
+            Err(BackendError::TableNotStandard { .. })
+        ));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "opens libdeflate, a C library Miri cannot run")]
+    fn open_knows_every_name_and_refuses_others() {
+        for name in ["software", "miniz_oxide", "zlib", "libdeflate"] {
+            assert_eq!(open(name).unwrap().name(), name);
+        }
+        assert!(matches!(
+            open("nope"),
+            Err(BackendError::Unavailable { .. })
+        ));
+        #[cfg(not(feature = "qpl"))]
+        assert!(open("qpl")
+            .err()
+            .expect("qpl is not built")
+            .to_string()
+            .contains("not built with the `qpl` feature"));
+    }
+}

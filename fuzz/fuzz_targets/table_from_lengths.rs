@@ -1,0 +1,59 @@
+//! Table validation from raw code lengths: `Table::from_lengths` either
+//! refuses for a true reason or returns a table whose codes are prefix-free
+//! and canonical, whose header reads back to the same lengths (standard
+//! tables), and whose IAA verdict agrees with its violations list.
+#![no_main]
+
+use cannery_codec::decode::read_block_header;
+use cannery_codec::huffman::kraft_sum;
+use cannery_codec::table::Alphabet;
+use cannery_codec::{Table, TableError};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 316 {
+        return;
+    }
+    // Mostly small lengths, sometimes out of range.
+    let lens: Vec<u8> = data[..316].iter().map(|&b| if b >= 0xf0 { b } else { b % 16 }).collect();
+    let (ll, d) = lens.split_at(286);
+    match Table::from_lengths(ll, d) {
+        // Literal/length lengths are checked before distance lengths, so an
+        // error names the first alphabet that is wrong.
+        Err(TableError::LengthTooLong { alphabet, symbol, length }) => {
+            let l = if alphabet == Alphabet::LitLen { ll } else { d };
+            assert!(length > 15 && l[symbol] == length);
+            assert!(l[..symbol].iter().all(|&x| x <= 15));
+        }
+        Err(TableError::OverSubscribed { alphabet, kraft }) => {
+            let l = if alphabet == Alphabet::LitLen { ll } else { d };
+            assert!(l.iter().all(|&x| x <= 15));
+            assert_eq!(kraft, kraft_sum(l));
+            assert!(kraft > 1 << 15);
+        }
+        Err(TableError::NoEndOfBlock) => assert_eq!(ll[256], 0),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(t) => {
+            assert!(kraft_sum(ll) <= 1 << 15 && kraft_sum(d) <= 1 << 15);
+            // Codes are prefix-free: no code is a prefix of another.
+            let codes: Vec<(u16, u8)> = (0..286)
+                .filter(|&s| ll[s] > 0)
+                .map(|s| (t.litlen_codes()[s], ll[s]))
+                .collect();
+            for (i, &(a, la)) in codes.iter().enumerate() {
+                for &(b, lb) in &codes[i + 1..] {
+                    let (short, ls, long, lg) = if la <= lb { (a, la, b, lb) } else { (b, lb, a, la) };
+                    assert_ne!(long >> (lg - ls), short, "prefix");
+                }
+            }
+            if t.is_standard() {
+                let h = read_block_header(&t.header().bytes).expect("own header parses");
+                assert_eq!(&h.litlen[..286], ll);
+                assert_eq!(&h.dist[..30], d);
+                assert_eq!(h.bits, t.header().bits);
+                assert!(!h.crosses_boundary);
+            }
+            assert_eq!(t.check_iaa().is_ok(), t.iaa_violations().is_empty());
+        }
+    }
+});
