@@ -48,12 +48,15 @@ enum Command {
     Fuzz(cli::fuzz::FuzzArgs),
     /// Replay a corpus as zswap stores and loads it, through the batch path.
     ZswapSim(cli::zswap_sim::ZswapSimArgs),
+    /// Per-page speed and ratio of every mode and peer compressor on a corpus (markdown or JSON).
+    Bench(cli::bench::BenchArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Table(cmd) => cli::table::run(cmd),
+        Command::Bench(args) => cli::bench::run(args),
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
         Command::Export(cmd) => cli::export::run(cmd),

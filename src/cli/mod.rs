@@ -2,15 +2,16 @@
 //! helpers they share (loading and writing tables).
 
 pub mod backends;
+pub mod bench;
 pub mod capture;
 pub mod codec;
 pub mod corpus;
 pub mod export;
 pub mod fuzz;
 pub mod table;
+pub mod train;
 pub mod validate;
 pub mod zswap_sim;
-pub mod train;
 
 use std::path::Path;
 
