@@ -6,7 +6,7 @@
 //! Decode tables are built once in [`CannedDecoder::new`] and reused for
 //! every page.
 
-use super::table::DecodeTable;
+use super::table::{DecodeTable, CANNED_ROOT_BITS};
 use super::{decode_tokens, dist_meaning, litlen_meaning, ByteSink, DecodeError, Sink, TokenSink};
 use crate::bitio::BitReader;
 use crate::constants::WINDOW_SIZE;
@@ -37,11 +37,11 @@ impl CannedDecoder {
         } else {
             (l.litlen.to_vec(), l.dist.to_vec())
         };
-        let mut litlen = DecodeTable::new(&ll, litlen_meaning);
+        let mut litlen = DecodeTable::new(&ll, CANNED_ROOT_BITS, litlen_meaning);
         litlen.pack_literals();
         CannedDecoder {
             litlen,
-            dist: DecodeTable::new(&d, dist_meaning),
+            dist: DecodeTable::new(&d, CANNED_ROOT_BITS, dist_meaning),
         }
     }
 

@@ -8,7 +8,7 @@
 use std::sync::OnceLock;
 
 use super::header::{read_dynamic_header, ParsedHeader};
-use super::table::DecodeTable;
+use super::table::{DecodeTable, BLOCK_ROOT_BITS};
 use super::{decode_tokens, dist_meaning, litlen_meaning, ByteSink, DecodeError, Sink, TokenSink};
 use crate::bitio::BitReader;
 
@@ -48,8 +48,8 @@ fn fixed_tables() -> &'static (DecodeTable, DecodeTable) {
         ll[144..256].fill(9);
         ll[256..280].fill(7);
         (
-            DecodeTable::new(&ll, litlen_meaning),
-            DecodeTable::new(&[5u8; 32], dist_meaning),
+            DecodeTable::new(&ll, BLOCK_ROOT_BITS, litlen_meaning),
+            DecodeTable::new(&[5u8; 32], BLOCK_ROOT_BITS, dist_meaning),
         )
     })
 }
@@ -85,8 +85,8 @@ fn inflate_block<S: Sink>(
         }
         2 => {
             let h = read_dynamic_header(r, start_bit)?;
-            let ll = DecodeTable::new(&h.litlen, litlen_meaning);
-            let d = DecodeTable::new(&h.dist, dist_meaning);
+            let ll = DecodeTable::new(&h.litlen, BLOCK_ROOT_BITS, litlen_meaning);
+            let d = DecodeTable::new(&h.dist, BLOCK_ROOT_BITS, dist_meaning);
             decode_tokens(r, &ll, &d, sink)?;
             Ok(BlockKind::Dynamic(h))
         }

@@ -55,28 +55,31 @@ pub(crate) fn entry_value(e: u32) -> u32 {
 
 const INVALID: u32 = (Kind::Invalid as u32) << 5;
 
-/// Index bits of every root table: codes up to 10 bits resolve in one
-/// lookup; longer ones go through a subtable.
-pub(crate) const ROOT_BITS: u32 = 12;
-const ROOT_SIZE: usize = 1 << ROOT_BITS;
+/// Root index bits of tables built once and used for many pages (canned
+/// tables): large enough for most literal pairs.
+pub(crate) const CANNED_ROOT_BITS: u32 = 12;
+/// Root index bits of tables built for one block (cheap to fill).
+pub(crate) const BLOCK_ROOT_BITS: u32 = 9;
 
 /// A decode table for one alphabet.
 #[derive(Clone, Debug)]
 pub(crate) struct DecodeTable {
-    /// Fixed size, so a masked index needs no bounds check.
-    root: Box<[u32; ROOT_SIZE]>,
-    /// Second-level tables, back to back.
-    sub: Vec<u32>,
+    /// Root table (2^root_bits entries) followed by the subtables.
+    entries: Vec<u32>,
+    root_bits: u32,
 }
 
 impl DecodeTable {
     /// Builds the table for `lengths` (any alphabet size, lengths ≤ 15, not
     /// over-subscribed: the caller checks). `meaning(symbol)` gives the kind,
     /// extra bits and value of each symbol.
-    pub(crate) fn new(lengths: &[u8], meaning: impl Fn(usize) -> (Kind, u32, u32)) -> Self {
-        let root_bits = ROOT_BITS;
+    pub(crate) fn new(
+        lengths: &[u8],
+        root_bits: u32,
+        meaning: impl Fn(usize) -> (Kind, u32, u32),
+    ) -> Self {
         let codes = canonical_codes(lengths);
-        let root_size = ROOT_SIZE;
+        let root_size = 1usize << root_bits;
         let mut entries = vec![INVALID; root_size];
         let mut sub_max = vec![0u32; root_size];
         for (sym, &len) in lengths.iter().enumerate() {
@@ -124,20 +127,16 @@ impl DecodeTable {
             }
         }
         assert!(entries.len() < 1 << 16, "subtable offsets fit in 16 bits");
-        let root: Box<[u32; ROOT_SIZE]> = entries[..ROOT_SIZE]
-            .to_vec()
-            .into_boxed_slice()
-            .try_into()
-            .expect("root size");
-        DecodeTable { root, sub: entries }
+        DecodeTable { entries, root_bits }
     }
 
     /// Turns root entries whose literal code is followed, within the root
     /// bits, by another complete literal code into [`Kind::LiteralPair`]
     /// entries. Worth it for tables built once and used for many pages.
     pub(crate) fn pack_literals(&mut self) {
-        let plain = self.root.clone();
-        for (i, e) in self.root.iter_mut().enumerate() {
+        let root_bits = self.root_bits;
+        let plain = self.entries[..1 << root_bits].to_vec();
+        for (i, e) in self.entries[..1 << root_bits].iter_mut().enumerate() {
             if entry_kind(*e) != Kind::Literal as u32 {
                 continue;
             }
@@ -145,7 +144,7 @@ impl DecodeTable {
             let rest = i >> l0;
             let e1 = plain[rest];
             let l1 = entry_len(e1);
-            if entry_kind(e1) == Kind::Literal as u32 && l0 + l1 <= ROOT_BITS {
+            if entry_kind(e1) == Kind::Literal as u32 && l0 + l1 <= root_bits {
                 *e = entry(
                     l0 + l1,
                     Kind::LiteralPair,
@@ -161,12 +160,12 @@ impl DecodeTable {
     /// whole code length.
     #[inline]
     pub(crate) fn lookup(&self, bits: u64) -> u32 {
-        let e = self.root[(bits as usize) & (ROOT_SIZE - 1)];
+        let e = self.entries[(bits as usize) & ((1 << self.root_bits) - 1)];
         if entry_kind(e) != Kind::Subtable as u32 {
             return e;
         }
         // Subtable offsets count from the start of the combined table.
-        let idx = (bits >> ROOT_BITS) as usize & ((1 << entry_extra(e)) - 1);
-        self.sub[entry_value(e) as usize + idx]
+        let idx = (bits >> self.root_bits) as usize & ((1 << entry_extra(e)) - 1);
+        self.entries[entry_value(e) as usize + idx]
     }
 }
