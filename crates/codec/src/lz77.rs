@@ -465,6 +465,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "whole pages at every level are too slow under Miri")]
     fn runs_and_patterns() {
         check(&[0u8; 4096]);
         check(&[7u8; 4095]);
@@ -475,6 +476,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "whole pages at every level are too slow under Miri")]
     fn levels_find_real_matches() {
         let page: Vec<u8> = b"The quick brown fox jumps over the lazy dog. "
             .iter()
@@ -507,6 +509,7 @@ mod tests {
 
     proptest! {
         #[test]
+        #[cfg_attr(miri, ignore)]
         fn every_level_round_trips(page in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), any::<u8>()], 0..4096)) {
             check(&page);
         }
