@@ -1,0 +1,46 @@
+"""cannery: train and evaluate canned Huffman tables for Intel IAA deflate
+compression of 4 KiB zswap pages, from Python.
+
+Everything here calls the Rust crates through the private ``cannery._native``
+module; no compression or training algorithm is implemented in Python. The
+optional helpers live in submodules: ``cannery.plot`` (matplotlib) and
+``cannery.dask`` (fleet-scale training on a Dask cluster).
+"""
+
+from cannery._native import (
+    PAGE_SIZE,
+    CanneryError,
+    CaptureError,
+    CorpusError,
+    DecompressError,
+    ExportError,
+    HistogramError,
+    IncompressibleError,
+    InvalidInputError,
+    Table,
+    TableError,
+    TrainError,
+    __version__,
+    compress_page,
+    compressed_sizes,
+    decompress_page,
+)
+
+__all__ = [
+    "PAGE_SIZE",
+    "CanneryError",
+    "CaptureError",
+    "CorpusError",
+    "DecompressError",
+    "ExportError",
+    "HistogramError",
+    "IncompressibleError",
+    "InvalidInputError",
+    "Table",
+    "TableError",
+    "TrainError",
+    "__version__",
+    "compress_page",
+    "compressed_sizes",
+    "decompress_page",
+]

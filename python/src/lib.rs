@@ -1,0 +1,28 @@
+//! `cannery._native`: the compiled part of the `cannery` Python package.
+//!
+//! Thin PyO3 bindings over the workspace crates: every computation (LZ77,
+//! Huffman codes, training, corpus reading, export) happens in those crates;
+//! this crate converts arguments, releases the GIL around heavy calls and
+//! maps errors onto the exception hierarchy in [`errors`]. The public Python
+//! API is `cannery/__init__.py`, which re-exports from here; the type stubs
+//! are `cannery/_native.pyi`.
+
+mod buffer;
+mod codec;
+mod errors;
+mod table;
+
+use pyo3::prelude::*;
+
+/// Native core of the cannery package (use the `cannery` package instead).
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("PAGE_SIZE", buffer::PAGE_SIZE)?;
+    m.add_class::<table::PyTable>()?;
+    m.add_function(wrap_pyfunction!(codec::compress_page, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::decompress_page, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::compressed_sizes, m)?)?;
+    Ok(())
+}
