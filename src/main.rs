@@ -24,6 +24,9 @@ enum Command {
     Compress(cli::codec::CompressArgs),
     /// Decompress records back into pages.
     Decompress(cli::codec::DecompressArgs),
+    /// Write a table for the kernel iaa_crypto driver, QPL or ISA-L.
+    #[command(subcommand)]
+    Export(cli::export::ExportCommand),
 }
 
 fn main() {
@@ -32,6 +35,7 @@ fn main() {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
+        Command::Export(cmd) => cli::export::run(cmd),
     };
     if let Err(err) = result {
         eprintln!("cannery: {err:#}");

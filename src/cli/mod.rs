@@ -2,6 +2,7 @@
 //! helpers they share (loading and writing tables).
 
 pub mod codec;
+pub mod export;
 pub mod table;
 
 use std::path::Path;

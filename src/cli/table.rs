@@ -1,5 +1,6 @@
-//! `cannery table ...`: show a table, import one from raw lengths, or write a
-//! built-in one.
+//! `cannery table ...`: show a table, import one from raw lengths or a kernel
+//! C header (parsed and cross-checked by `cannery_export::import`), or write
+//! a built-in one.
 
 use std::path::PathBuf;
 
@@ -22,8 +23,11 @@ pub enum TableCommand {
     },
     /// Import a table from another form.
     Import {
-        /// Source form: `lengths` (316 raw bytes: 286 literal/length then 30 distance lengths).
-        #[arg(long, value_parser = ["lengths"])]
+        /// Source form: `lengths` (316 raw bytes: 286 literal/length then 30
+        /// distance lengths) or `kernel-header` (a C header with kernel-format
+        /// arrays, ours or the 2024 patch's; codes, lengths and header are
+        /// cross-checked).
+        #[arg(long, value_parser = ["lengths", "kernel-header"])]
         from: String,
         /// The file to import.
         file: PathBuf,
@@ -54,19 +58,38 @@ pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
             out,
             name,
         } => {
-            debug_assert_eq!(from, "lengths");
-            let bytes =
-                std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
-            if bytes.len() != 316 {
-                bail!("{}: {} bytes; a lengths file is exactly 316 bytes (286 literal/length then 30 distance lengths)", file.display(), bytes.len());
+            let mut t = match from.as_str() {
+                "kernel-header" => {
+                    let text = std::fs::read_to_string(&file)
+                        .with_context(|| format!("cannot read {}", file.display()))?;
+                    let t = cannery_export::table_from_kernel_header(&text)
+                        .with_context(|| format!("cannot import {}", file.display()))?;
+                    eprintln!(
+                        "imported table {} ({}) from {}",
+                        t.id(),
+                        t.name.as_deref().unwrap_or("unnamed"),
+                        file.display()
+                    );
+                    t
+                }
+                _ => {
+                    let bytes = std::fs::read(&file)
+                        .with_context(|| format!("reading {}", file.display()))?;
+                    if bytes.len() != 316 {
+                        bail!("{}: {} bytes; a lengths file is exactly 316 bytes (286 literal/length then 30 distance lengths)", file.display(), bytes.len());
+                    }
+                    let mut t = Table::from_lengths(&bytes[..286], &bytes[286..])
+                        .with_context(|| format!("{}", file.display()))?;
+                    t.provenance.source =
+                        Some(format!("imported from raw lengths {}", file.display()));
+                    eprintln!("table {} written to {}", t.id(), out.display());
+                    t
+                }
+            };
+            if name.is_some() {
+                t.name = name;
             }
-            let mut t = Table::from_lengths(&bytes[..286], &bytes[286..])
-                .with_context(|| format!("{}", file.display()))?;
-            t.name = name;
-            t.provenance.source = Some(format!("imported from raw lengths {}", file.display()));
-            write_table(&t, &out)?;
-            eprintln!("table {} written to {}", t.id(), out.display());
-            Ok(())
+            write_table(&t, &out)
         }
         TableCommand::Builtin { which, out } => {
             let t = Table::builtin(&which).expect("clap checked the name");

@@ -103,28 +103,32 @@ impl<'a> BitReader<'a> {
     /// Makes at least 56 bits available.
     #[inline]
     pub fn refill(&mut self) {
-        if self.nbits >= 56 {
-            return;
-        }
         if self.pos + 8 <= self.data.len() {
+            // Branch-free refill (libdeflate's trick): load 8 bytes, keep the
+            // whole bytes that fit. Bits above `nbits` already in `acc` are
+            // the same input bits, so OR-ing them again changes nothing.
             let word = u64::from_le_bytes(self.data[self.pos..self.pos + 8].try_into().unwrap());
             self.acc |= word << self.nbits;
-            let take = (63 - self.nbits) / 8;
-            self.pos += take as usize;
-            self.nbits += take * 8;
+            self.pos += ((63 - self.nbits) >> 3) as usize;
+            self.nbits |= 56;
         } else {
-            while self.nbits <= 56 {
-                let byte = match self.data.get(self.pos) {
-                    Some(&b) => b,
-                    None => {
-                        self.phantom += 1;
-                        0
-                    }
-                };
-                self.pos += 1;
-                self.acc |= (byte as u64) << self.nbits;
-                self.nbits += 8;
-            }
+            self.refill_slow();
+        }
+    }
+
+    #[cold]
+    fn refill_slow(&mut self) {
+        while self.nbits <= 56 {
+            let byte = match self.data.get(self.pos) {
+                Some(&b) => b,
+                None => {
+                    self.phantom += 1;
+                    0
+                }
+            };
+            self.pos += 1;
+            self.acc |= (byte as u64) << self.nbits;
+            self.nbits += 8;
         }
     }
 

@@ -106,6 +106,9 @@ const HASH_BITS: u32 = 12;
 const HASH_SIZE: usize = 1 << HASH_BITS;
 /// Chain links are positions + 1; 0 ends a chain.
 const NIL: u16 = 0;
+/// Zero bytes after the page in the finder's buffer, so 4- and 8-byte loads
+/// near the end stay in bounds.
+const PAD: usize = 16;
 
 /// Chain depth and the length at which a match is good enough to stop looking.
 struct Search {
@@ -134,6 +137,10 @@ impl Level {
 
 /// A reusable hash-chain match finder; keeps its buffers between pages.
 pub struct MatchFinder {
+    /// The page, followed by `PAD` zero bytes.
+    buf: Box<[u8; PAGE_SIZE + PAD]>,
+    /// Bytes of `buf` that are the page.
+    len: usize,
     head: Box<[u16; HASH_SIZE]>,
     prev: Box<[u16; PAGE_SIZE]>,
     /// Best-level scratch: cost to reach each position, and how.
@@ -154,35 +161,12 @@ impl std::fmt::Debug for MatchFinder {
     }
 }
 
-#[inline]
-fn hash3(page: &[u8], i: usize) -> usize {
-    let v = (page[i] as u32) | (page[i + 1] as u32) << 8 | (page[i + 2] as u32) << 16;
-    (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
-}
-
-/// Length of the common prefix of `page[a..]` and `page[b..]`, up to `max`.
-#[inline]
-fn common_len(page: &[u8], a: usize, b: usize, max: usize) -> usize {
-    let mut n = 0;
-    while n + 8 <= max {
-        let x = u64::from_le_bytes(page[a + n..a + n + 8].try_into().unwrap());
-        let y = u64::from_le_bytes(page[b + n..b + n + 8].try_into().unwrap());
-        let diff = x ^ y;
-        if diff != 0 {
-            return n + (diff.trailing_zeros() / 8) as usize;
-        }
-        n += 8;
-    }
-    while n < max && page[a + n] == page[b + n] {
-        n += 1;
-    }
-    n
-}
-
 impl MatchFinder {
     /// A finder with empty chains.
     pub fn new() -> Self {
         MatchFinder {
+            buf: Box::new([0; PAGE_SIZE + PAD]),
+            len: 0,
             head: Box::new([NIL; HASH_SIZE]),
             prev: Box::new([NIL; PAGE_SIZE]),
             cost: Vec::new(),
@@ -208,44 +192,87 @@ impl MatchFinder {
         assert!(page.len() <= PAGE_SIZE, "a page is at most 4096 bytes");
         tokens.clear();
         self.head.fill(NIL);
+        self.buf[..page.len()].copy_from_slice(page);
+        self.buf[page.len()..page.len() + PAD].fill(0);
+        self.len = page.len();
         match level {
-            Level::Fast => self.parse_greedy(page, tokens),
-            Level::Default => self.parse_lazy(page, tokens),
+            Level::Fast => self.parse_greedy(tokens),
+            Level::Default => self.parse_lazy(tokens),
             Level::Best => match costs {
-                Some(c) => self.parse_best(page, c, tokens),
+                Some(c) => self.parse_best(c, tokens),
                 None => {
                     let fixed = Costs::from_lengths(crate::Table::fixed().lengths());
-                    self.parse_best(page, &fixed, tokens)
+                    self.parse_best(&fixed, tokens)
                 }
             },
         }
     }
 
+    /// The 4 bytes at `i` (zero past the page), little-endian.
     #[inline]
-    fn insert(&mut self, page: &[u8], i: usize) {
-        if i + MIN_MATCH <= page.len() {
-            let h = hash3(page, i);
-            self.prev[i] = self.head[h];
-            self.head[h] = (i + 1) as u16;
+    fn load4(&self, i: usize) -> u32 {
+        u32::from_le_bytes(self.buf[i..i + 4].try_into().expect("4 bytes"))
+    }
+
+    /// Hash of the 3 bytes at `i`.
+    #[inline]
+    fn hash(&self, i: usize) -> usize {
+        ((self.load4(i) & 0x00ff_ffff).wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
+    }
+
+    /// Adds position `i` (with hash `h`) to its chain.
+    #[inline]
+    fn insert(&mut self, i: usize, h: usize) {
+        self.prev[i] = self.head[h];
+        self.head[h] = (i + 1) as u16;
+    }
+
+    /// Adds position `i` to its chain if 3 bytes start there.
+    #[inline]
+    fn insert_at(&mut self, i: usize) {
+        if i + MIN_MATCH <= self.len {
+            let h = self.hash(i);
+            self.insert(i, h);
         }
     }
 
-    /// Longest match at `i` among earlier positions (call before inserting `i`).
+    /// Length of the common prefix at `a` and `b` (a < b), up to `max`.
     #[inline]
-    fn longest(&self, page: &[u8], i: usize, s: &Search) -> (usize, usize) {
-        if i + MIN_MATCH > page.len() {
+    fn common_len(&self, a: usize, b: usize, max: usize) -> usize {
+        let mut n = 0;
+        while n < max {
+            let x = u64::from_le_bytes(self.buf[a + n..a + n + 8].try_into().expect("8 bytes"));
+            let y = u64::from_le_bytes(self.buf[b + n..b + n + 8].try_into().expect("8 bytes"));
+            let diff = x ^ y;
+            if diff != 0 {
+                return (n + (diff.trailing_zeros() / 8) as usize).min(max);
+            }
+            n += 8;
+        }
+        max
+    }
+
+    /// Longest match at `i` along the chain starting at `link` (the chain of
+    /// `i`'s hash before `i` is inserted). Returns (length, distance), length
+    /// 0 if none reaches 3.
+    #[inline]
+    fn longest(&self, i: usize, mut link: u16, s: &Search) -> (usize, usize) {
+        let max = (self.len - i).min(MAX_MATCH);
+        if max < MIN_MATCH {
             return (0, 0);
         }
-        let max = (page.len() - i).min(MAX_MATCH);
         let nice = s.nice.min(max);
+        let here = self.load4(i);
         let mut best = (0, 0);
-        let mut link = self.head[hash3(page, i)];
         let mut depth = 0;
         while link != NIL && depth < s.max_chain {
             let j = link as usize - 1;
-            // Cheap reject: the byte that would extend the best match.
-            if page[j + best.0.min(max - 1)] == page[i + best.0.min(max - 1)] {
-                let n = common_len(page, j, i, max);
+            // Cheap rejects: the first three bytes, then the byte that
+            // would extend the best match so far.
+            if (self.load4(j) ^ here) & 0x00ff_ffff == 0
+                && (best.0 < MIN_MATCH || self.buf[j + best.0] == self.buf[i + best.0])
+            {
+                let n = self.common_len(j, i, max);
                 if n > best.0 {
                     best = (n, i - j);
                     if n >= nice {
@@ -263,48 +290,58 @@ impl MatchFinder {
         }
     }
 
-    fn parse_greedy(&mut self, page: &[u8], tokens: &mut Vec<Token>) {
+    /// Longest match at `i`, inserting `i` into its chain.
+    #[inline]
+    fn find_and_insert(&mut self, i: usize, s: &Search) -> (usize, usize) {
+        if i + MIN_MATCH > self.len {
+            return (0, 0);
+        }
+        let h = self.hash(i);
+        let link = self.head[h];
+        self.insert(i, h);
+        self.longest(i, link, s)
+    }
+
+    fn parse_greedy(&mut self, tokens: &mut Vec<Token>) {
         let s = Level::Fast.search();
         let mut i = 0;
-        while i < page.len() {
-            let (len, dist) = self.longest(page, i, &s);
+        while i < self.len {
+            let (len, dist) = self.find_and_insert(i, &s);
             if len >= MIN_MATCH {
                 tokens.push(Token::Match {
                     length: len as u16,
                     distance: dist as u16,
                 });
-                for k in i..i + len {
-                    self.insert(page, k);
+                for k in i + 1..i + len {
+                    self.insert_at(k);
                 }
                 i += len;
             } else {
-                tokens.push(Token::Literal(page[i]));
-                self.insert(page, i);
+                tokens.push(Token::Literal(self.buf[i]));
                 i += 1;
             }
         }
     }
 
-    fn parse_lazy(&mut self, page: &[u8], tokens: &mut Vec<Token>) {
+    fn parse_lazy(&mut self, tokens: &mut Vec<Token>) {
         let s = Level::Default.search();
         let mut i = 0;
-        let mut cur = self.longest(page, 0, &s);
-        while i < page.len() {
-            self.insert(page, i);
+        let mut cur = self.find_and_insert(0, &s);
+        while i < self.len {
             if cur.0 < MIN_MATCH {
-                tokens.push(Token::Literal(page[i]));
+                tokens.push(Token::Literal(self.buf[i]));
                 i += 1;
-                cur = self.longest(page, i, &s);
+                cur = self.find_and_insert(i, &s);
                 continue;
             }
             // Defer if the next position starts a longer match.
             let next = if cur.0 < s.nice {
-                self.longest(page, i + 1, &s)
+                self.find_and_insert(i + 1, &s)
             } else {
                 (0, 0)
             };
             if next.0 > cur.0 {
-                tokens.push(Token::Literal(page[i]));
+                tokens.push(Token::Literal(self.buf[i]));
                 i += 1;
                 cur = next;
                 continue;
@@ -313,19 +350,21 @@ impl MatchFinder {
                 length: cur.0 as u16,
                 distance: cur.1 as u16,
             });
-            for k in i + 1..i + cur.0 {
-                self.insert(page, k);
+            // i + 1 was inserted while looking ahead, unless the match was nice.
+            let first = if cur.0 < s.nice { i + 2 } else { i + 1 };
+            for k in first..i + cur.0 {
+                self.insert_at(k);
             }
             i += cur.0;
-            cur = self.longest(page, i, &s);
+            cur = self.find_and_insert(i, &s);
         }
     }
 
     /// Shortest path from position 0 to the end, where each edge is a literal
     /// or a match priced by `costs`.
-    fn parse_best(&mut self, page: &[u8], costs: &Costs, tokens: &mut Vec<Token>) {
+    fn parse_best(&mut self, costs: &Costs, tokens: &mut Vec<Token>) {
         let s = Level::Best.search();
-        let n = page.len();
+        let n = self.len;
         self.cost.clear();
         self.cost.resize(n + 1, u32::MAX);
         self.step.clear();
@@ -337,13 +376,18 @@ impl MatchFinder {
             self.candidates.clear();
             if i + MIN_MATCH <= n {
                 let max = (n - i).min(MAX_MATCH);
+                let h = self.hash(i);
+                let mut link = self.head[h];
+                self.insert(i, h);
+                let here = self.load4(i);
                 let mut best_len = MIN_MATCH - 1;
-                let mut link = self.head[hash3(page, i)];
                 let mut depth = 0;
                 while link != NIL && depth < s.max_chain {
                     let j = link as usize - 1;
-                    if page[j + best_len.min(max - 1)] == page[i + best_len.min(max - 1)] {
-                        let len = common_len(page, j, i, max);
+                    if (self.load4(j) ^ here) & 0x00ff_ffff == 0
+                        && self.buf[j + best_len] == self.buf[i + best_len]
+                    {
+                        let len = self.common_len(j, i, max);
                         if len > best_len {
                             best_len = len;
                             self.candidates.push((len as u16, (i - j) as u16));
@@ -356,12 +400,11 @@ impl MatchFinder {
                     depth += 1;
                 }
             }
-            self.insert(page, i);
             let base = self.cost[i];
             if base == u32::MAX {
                 continue;
             }
-            let lit = base.saturating_add(costs.literal(page[i]));
+            let lit = base.saturating_add(costs.literal(self.buf[i]));
             if lit < self.cost[i + 1] {
                 self.cost[i + 1] = lit;
                 self.step[i + 1] = (1, 0);
@@ -385,7 +428,7 @@ impl MatchFinder {
         while i > 0 {
             let (len, dist) = self.step[i];
             if dist == 0 {
-                tokens.push(Token::Literal(page[i - 1]));
+                tokens.push(Token::Literal(self.buf[i - 1]));
                 i -= 1;
             } else {
                 tokens.push(Token::Match {

@@ -79,7 +79,7 @@ fn fast_level_reproduces_iaa_hardware_bytes_for_the_rfc_vector() {
 /// A small trained-looking table: optimal lengths for the symbol counts of
 /// one text page, every symbol given at least one count.
 fn small_table() -> Table {
-    let page: Vec<u8> = include_str!("../src/lz77.rs").bytes().take(4096).collect();
+    let page: Vec<u8> = include_bytes!("data/text-page.txt").to_vec();
     let mut mf = cannery_codec::lz77::MatchFinder::new();
     let mut tokens = Vec::new();
     mf.parse(&page, Level::Fast, None, &mut tokens);

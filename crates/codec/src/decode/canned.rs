@@ -8,7 +8,6 @@
 
 use super::table::DecodeTable;
 use super::{decode_tokens, dist_meaning, litlen_meaning, ByteSink, DecodeError, Sink, TokenSink};
-use super::{DIST_ROOT_BITS, LITLEN_ROOT_BITS};
 use crate::bitio::BitReader;
 use crate::constants::WINDOW_SIZE;
 use crate::table::Table;
@@ -38,9 +37,11 @@ impl CannedDecoder {
         } else {
             (l.litlen.to_vec(), l.dist.to_vec())
         };
+        let mut litlen = DecodeTable::new(&ll, litlen_meaning);
+        litlen.pack_literals();
         CannedDecoder {
-            litlen: DecodeTable::new(&ll, LITLEN_ROOT_BITS, litlen_meaning),
-            dist: DecodeTable::new(&d, DIST_ROOT_BITS, dist_meaning),
+            litlen,
+            dist: DecodeTable::new(&d, dist_meaning),
         }
     }
 

@@ -56,7 +56,7 @@ pub(crate) fn read_dynamic_header(
     if kraft < KRAFT_COMPLETE {
         return Err(DecodeError::BadHeader("incomplete code-length code"));
     }
-    let cl_table = DecodeTable::new(&cl_lengths, 7, |s| (Kind::Literal, 0, s as u32));
+    let cl_table = DecodeTable::new(&cl_lengths, |s| (Kind::Literal, 0, s as u32));
 
     let total = hlit + hdist;
     let mut lens = [0u8; NUM_LITLEN + NUM_DIST];

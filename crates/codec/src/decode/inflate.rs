@@ -10,7 +10,6 @@ use std::sync::OnceLock;
 use super::header::{read_dynamic_header, ParsedHeader};
 use super::table::DecodeTable;
 use super::{decode_tokens, dist_meaning, litlen_meaning, ByteSink, DecodeError, Sink, TokenSink};
-use super::{DIST_ROOT_BITS, LITLEN_ROOT_BITS};
 use crate::bitio::BitReader;
 
 /// Deflate's largest distance (32 KiB window).
@@ -49,8 +48,8 @@ fn fixed_tables() -> &'static (DecodeTable, DecodeTable) {
         ll[144..256].fill(9);
         ll[256..280].fill(7);
         (
-            DecodeTable::new(&ll, LITLEN_ROOT_BITS, litlen_meaning),
-            DecodeTable::new(&[5u8; 32], DIST_ROOT_BITS, dist_meaning),
+            DecodeTable::new(&ll, litlen_meaning),
+            DecodeTable::new(&[5u8; 32], dist_meaning),
         )
     })
 }
@@ -86,8 +85,8 @@ fn inflate_block<S: Sink>(
         }
         2 => {
             let h = read_dynamic_header(r, start_bit)?;
-            let ll = DecodeTable::new(&h.litlen, LITLEN_ROOT_BITS, litlen_meaning);
-            let d = DecodeTable::new(&h.dist, DIST_ROOT_BITS, dist_meaning);
+            let ll = DecodeTable::new(&h.litlen, litlen_meaning);
+            let d = DecodeTable::new(&h.dist, dist_meaning);
             decode_tokens(r, &ll, &d, sink)?;
             Ok(BlockKind::Dynamic(h))
         }

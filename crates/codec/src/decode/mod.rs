@@ -120,6 +120,11 @@ pub enum DecodeError {
 /// Where decoded tokens go: straight into bytes, or into a token list.
 pub(crate) trait Sink {
     fn literal(&mut self, byte: u8) -> Result<(), DecodeError>;
+    /// Two literals (`pair` = first | second << 8).
+    fn literal_pair(&mut self, pair: u32) -> Result<(), DecodeError> {
+        self.literal(pair as u8)?;
+        self.literal((pair >> 8) as u8)
+    }
     fn copy(&mut self, length: usize, distance: usize) -> Result<(), DecodeError>;
 }
 
@@ -163,8 +168,24 @@ impl Sink for ByteSink<'_> {
             });
         }
         let src = self.pos - distance;
-        if distance >= length {
-            self.out.copy_within(src..src + length, self.pos);
+        let dst = self.pos;
+        if distance >= 8 && self.out.len() - dst >= length + 8 {
+            // Whole 8-byte chunks: each chunk's source lies at least 8 bytes
+            // back, so it is complete before it is read. The last chunk may
+            // write up to 7 bytes past the match, inside the buffer; later
+            // output overwrites them.
+            let (mut s, mut d) = (src, dst);
+            while d < dst + length {
+                let chunk: [u8; 8] = self.out[s..s + 8].try_into().expect("8 bytes");
+                self.out[d..d + 8].copy_from_slice(&chunk);
+                s += 8;
+                d += 8;
+            }
+        } else if distance == 1 {
+            let b = self.out[src];
+            self.out[dst..dst + length].fill(b);
+        } else if distance >= length {
+            self.out.copy_within(src..src + length, dst);
         } else {
             // Overlapping copy: the pattern of `distance` bytes repeats; copy
             // it in doubling chunks that never overlap their source.
@@ -172,7 +193,7 @@ impl Sink for ByteSink<'_> {
             let mut chunk = distance;
             while done < length {
                 let n = chunk.min(length - done);
-                self.out.copy_within(src..src + n, self.pos + done);
+                self.out.copy_within(src..src + n, dst + done);
                 done += n;
                 chunk = done + distance;
             }
@@ -235,16 +256,33 @@ pub(crate) fn decode_tokens<S: Sink>(
 ) -> Result<(), DecodeError> {
     loop {
         // One refill gives ≥ 56 bits: enough for a whole match
-        // (15 + 5 + 15 + 13 = 48 bits).
+        // (15 + 5 + 15 + 13 = 48 bits) or for two literals.
         r.refill();
-        let bit = r.bit_pos();
-        let e = litlen.lookup(r.peek_all());
-        let kind = entry_kind(e);
-        if kind == Kind::Literal as u32 {
+        let mut e = litlen.lookup(r.peek_all());
+        let k = entry_kind(e);
+        if k == Kind::LiteralPair as u32 || k == Kind::Literal as u32 {
             r.consume(entry_len(e));
-            sink.literal(entry_value(e) as u8)?;
-            continue;
+            if k == Kind::LiteralPair as u32 {
+                sink.literal_pair(entry_value(e))?;
+            } else {
+                sink.literal(entry_value(e) as u8)?;
+            }
+            // ≥ 44 bits remain: room for one more literal (pair) code.
+            e = litlen.lookup(r.peek_all());
+            let k = entry_kind(e);
+            if k == Kind::LiteralPair as u32 || k == Kind::Literal as u32 {
+                r.consume(entry_len(e));
+                if k == Kind::LiteralPair as u32 {
+                    sink.literal_pair(entry_value(e))?;
+                } else {
+                    sink.literal(entry_value(e) as u8)?;
+                }
+                continue;
+            }
+            // A match needs up to 48 bits; top up (the code's bits stay put).
+            r.refill();
         }
+        let kind = entry_kind(e);
         if kind == Kind::EndOfBlock as u32 {
             r.consume(entry_len(e));
             return Ok(());
@@ -252,7 +290,7 @@ pub(crate) fn decode_tokens<S: Sink>(
         if kind != Kind::Base as u32 {
             return Err(DecodeError::InvalidCode {
                 alphabet: Alphabet::LitLen,
-                bit,
+                bit: r.bit_pos(),
             });
         }
         r.consume(entry_len(e));
@@ -260,12 +298,11 @@ pub(crate) fn decode_tokens<S: Sink>(
         let length = entry_value(e) as usize + r.peek(extra) as usize;
         r.consume(extra);
 
-        let dbit = r.bit_pos();
         let d = dist.lookup(r.peek_all());
         if entry_kind(d) != Kind::Base as u32 {
             return Err(DecodeError::InvalidCode {
                 alphabet: Alphabet::Dist,
-                bit: dbit,
+                bit: r.bit_pos(),
             });
         }
         r.consume(entry_len(d));
@@ -299,7 +336,3 @@ pub(crate) fn dist_meaning(s: usize) -> (Kind, u32, u32) {
         _ => (Kind::Invalid, 0, 0),
     }
 }
-
-/// Root-table sizes: 2^10 literal/length and 2^8 distance entries.
-pub(crate) const LITLEN_ROOT_BITS: u32 = 10;
-pub(crate) const DIST_ROOT_BITS: u32 = 8;

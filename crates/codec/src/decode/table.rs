@@ -23,6 +23,9 @@ pub(crate) enum Kind {
     Subtable = 3,
     /// No code maps here (incomplete code) or the symbol does not exist.
     Invalid = 4,
+    /// Two literals in one entry (value = first | second << 8), both codes
+    /// within the root bits; only in tables built with [`DecodeTable::pack_literals`].
+    LiteralPair = 5,
 }
 
 #[inline]
@@ -52,24 +55,28 @@ pub(crate) fn entry_value(e: u32) -> u32 {
 
 const INVALID: u32 = (Kind::Invalid as u32) << 5;
 
+/// Index bits of every root table: codes up to 10 bits resolve in one
+/// lookup; longer ones go through a subtable.
+pub(crate) const ROOT_BITS: u32 = 12;
+const ROOT_SIZE: usize = 1 << ROOT_BITS;
+
 /// A decode table for one alphabet.
 #[derive(Clone, Debug)]
 pub(crate) struct DecodeTable {
-    entries: Vec<u32>,
-    root_bits: u32,
+    /// Fixed size, so a masked index needs no bounds check.
+    root: Box<[u32; ROOT_SIZE]>,
+    /// Second-level tables, back to back.
+    sub: Vec<u32>,
 }
 
 impl DecodeTable {
     /// Builds the table for `lengths` (any alphabet size, lengths ≤ 15, not
     /// over-subscribed: the caller checks). `meaning(symbol)` gives the kind,
     /// extra bits and value of each symbol.
-    pub(crate) fn new(
-        lengths: &[u8],
-        root_bits: u32,
-        meaning: impl Fn(usize) -> (Kind, u32, u32),
-    ) -> Self {
+    pub(crate) fn new(lengths: &[u8], meaning: impl Fn(usize) -> (Kind, u32, u32)) -> Self {
+        let root_bits = ROOT_BITS;
         let codes = canonical_codes(lengths);
-        let root_size = 1usize << root_bits;
+        let root_size = ROOT_SIZE;
         let mut entries = vec![INVALID; root_size];
         let mut sub_max = vec![0u32; root_size];
         for (sym, &len) in lengths.iter().enumerate() {
@@ -117,7 +124,36 @@ impl DecodeTable {
             }
         }
         assert!(entries.len() < 1 << 16, "subtable offsets fit in 16 bits");
-        DecodeTable { entries, root_bits }
+        let root: Box<[u32; ROOT_SIZE]> = entries[..ROOT_SIZE]
+            .to_vec()
+            .into_boxed_slice()
+            .try_into()
+            .expect("root size");
+        DecodeTable { root, sub: entries }
+    }
+
+    /// Turns root entries whose literal code is followed, within the root
+    /// bits, by another complete literal code into [`Kind::LiteralPair`]
+    /// entries. Worth it for tables built once and used for many pages.
+    pub(crate) fn pack_literals(&mut self) {
+        let plain = self.root.clone();
+        for (i, e) in self.root.iter_mut().enumerate() {
+            if entry_kind(*e) != Kind::Literal as u32 {
+                continue;
+            }
+            let l0 = entry_len(*e);
+            let rest = i >> l0;
+            let e1 = plain[rest];
+            let l1 = entry_len(e1);
+            if entry_kind(e1) == Kind::Literal as u32 && l0 + l1 <= ROOT_BITS {
+                *e = entry(
+                    l0 + l1,
+                    Kind::LiteralPair,
+                    0,
+                    entry_value(*e) | entry_value(e1) << 8,
+                );
+            }
+        }
     }
 
     /// The entry for the code at the bottom of `bits` (at least 15 valid bits).
@@ -125,11 +161,12 @@ impl DecodeTable {
     /// whole code length.
     #[inline]
     pub(crate) fn lookup(&self, bits: u64) -> u32 {
-        let e = self.entries[(bits as usize) & ((1 << self.root_bits) - 1)];
+        let e = self.root[(bits as usize) & (ROOT_SIZE - 1)];
         if entry_kind(e) != Kind::Subtable as u32 {
             return e;
         }
-        let idx = (bits >> self.root_bits) as usize & ((1 << entry_extra(e)) - 1);
-        self.entries[entry_value(e) as usize + idx]
+        // Subtable offsets count from the start of the combined table.
+        let idx = (bits >> ROOT_BITS) as usize & ((1 << entry_extra(e)) - 1);
+        self.sub[entry_value(e) as usize + idx]
     }
 }

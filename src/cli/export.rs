@@ -1,0 +1,181 @@
+//! `cannery export ...`: writes a table for the Linux iaa_crypto driver
+//! (`kernel`, `fixed-kernel`), QPL (`qpl`) or ISA-L (`isal`).
+//!
+//! Parsing, table loading and file writing only; every format is produced by
+//! the `cannery_export` crate.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use cannery_codec::Table;
+
+use super::load_table;
+use cannery_export::qpl::QplExport;
+use cannery_export::{c_header, isal, Api, KernelOptions};
+
+/// Export subcommands.
+#[derive(Subcommand)]
+pub enum ExportCommand {
+    /// C header for the Linux iaa_crypto driver: ll/d arrays, implied block
+    /// header with its bit count and gen_decomp_table_flags, guards and a
+    /// registration function.
+    Kernel(KernelArgs),
+    /// The kernel's fixed-mode arrays (fixed_ll_sym/fixed_d_sym values) as a
+    /// header; the same as `export kernel --table fixed --name fixed`.
+    FixedKernel(FixedKernelArgs),
+    /// Counts for QPL's histogram route (316 little-endian u32) plus a
+    /// FILE.json sidecar with provenance.
+    Qpl(QplArgs),
+    /// ISA-L `struct isal_hufftables` initializer (C source) for igzip built
+    /// with IGZIP_HIST_SIZE=4096.
+    Isal(IsalArgs),
+}
+
+/// Registration forms, by CLI name.
+const API_NAMES: [&str; 3] = ["mainline", "header-table", "builtin"];
+
+fn api_parser() -> impl clap::builder::TypedValueParser<Value = Api> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(API_NAMES)
+        .map(|s| s.parse::<Api>().expect("a possible value"))
+}
+
+/// Arguments of `export kernel`.
+#[derive(Args)]
+pub struct KernelArgs {
+    /// Table file (JSON or binary) or built-in name (fixed, kernel-2024).
+    #[arg(long)]
+    table: String,
+    /// Prefix of the C identifiers and the mode name (a C identifier).
+    #[arg(long)]
+    name: String,
+    /// add_iaa_compression_mode() form: mainline (7 arguments), header-table
+    /// (10 arguments, canned patches) or builtin (batching-era driver).
+    #[arg(long, default_value = "header-table", value_parser = api_parser())]
+    api: Api,
+    /// Output file (default: standard output).
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+}
+
+/// Arguments of `export fixed-kernel`.
+#[derive(Args)]
+pub struct FixedKernelArgs {
+    /// Prefix of the C identifiers and the mode name.
+    #[arg(long, default_value = "fixed")]
+    name: String,
+    /// add_iaa_compression_mode() form.
+    #[arg(long, default_value = "header-table", value_parser = api_parser())]
+    api: Api,
+    /// Output file (default: standard output).
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+}
+
+/// Arguments of `export qpl`.
+#[derive(Args)]
+pub struct QplArgs {
+    /// Table file (JSON or binary) or built-in name.
+    #[arg(long)]
+    table: String,
+    /// Counts file to write; the sidecar goes to FILE.json.
+    #[arg(short = 'o', long = "out")]
+    out: PathBuf,
+}
+
+/// Arguments of `export isal`.
+#[derive(Args)]
+pub struct IsalArgs {
+    /// Table file (JSON or binary) or built-in name.
+    #[arg(long)]
+    table: String,
+    /// Name of the `struct isal_hufftables` variable (a C identifier).
+    #[arg(long, default_value = "cannery_hufftables")]
+    name: String,
+    /// Output file (default: standard output).
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+}
+
+/// Runs an export subcommand.
+pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
+    match cmd {
+        ExportCommand::Kernel(a) => {
+            let table = load_table(&a.table)?;
+            let opts = KernelOptions::new(a.name).with_api(a.api);
+            let text = c_header::kernel_header(&table, &opts)?;
+            if a.api == Api::Mainline && !table.is_fixed_code() {
+                eprintln!(
+                    "cannery: note: mainline add_iaa_compression_mode() takes no header, so IAA \
+                     cannot be programmed to decompress this mode's pages; the header in the \
+                     file is informational (use --api header-table for the canned patches)"
+                );
+            }
+            write_text(a.out.as_deref(), &text)
+        }
+        ExportCommand::FixedKernel(a) => {
+            let opts = KernelOptions::new(a.name).with_api(a.api);
+            write_text(
+                a.out.as_deref(),
+                &c_header::kernel_header(&Table::fixed(), &opts)?,
+            )
+        }
+        ExportCommand::Qpl(a) => {
+            let table = load_table(&a.table)?;
+            let q = QplExport::new(&table)?;
+            if q.breaks_56_bit_rule() {
+                let b = q.budget;
+                eprintln!(
+                    "cannery: warning: table {} breaks QPL's 56-bit rule ({} + {} + {} = {} bits > 56): \
+                     QPL would rebuild it with maximum code lengths 13/12, so the table it loads \
+                     would differ from this one",
+                    table.id(),
+                    b.lit,
+                    b.len,
+                    b.dist,
+                    b.total()
+                );
+            }
+            let sidecar = sidecar_path(&a.out);
+            std::fs::write(&a.out, q.counts_bytes())
+                .with_context(|| format!("cannot write {}", a.out.display()))?;
+            std::fs::write(
+                &sidecar,
+                q.sidecar_json(&table, &cannery_export::default_generator()),
+            )
+            .with_context(|| format!("cannot write {}", sidecar.display()))?;
+            eprintln!(
+                "wrote {} (316 little-endian u32 counts) and {}",
+                a.out.display(),
+                sidecar.display()
+            );
+            Ok(())
+        }
+        ExportCommand::Isal(a) => {
+            let table = load_table(&a.table)?;
+            let text = isal::hufftables_c(&table, &a.name, &cannery_export::default_generator())?;
+            write_text(a.out.as_deref(), &text)
+        }
+    }
+}
+
+/// `FILE.json` next to `FILE`.
+fn sidecar_path(out: &Path) -> PathBuf {
+    let mut s = out.as_os_str().to_owned();
+    s.push(".json");
+    PathBuf::from(s)
+}
+
+fn write_text(out: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    match out {
+        Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display())),
+        None => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .context("cannot write to standard output")
+        }
+    }
+}
