@@ -24,6 +24,8 @@ from cannery._native import (
     compress_page,
     compressed_sizes,
     decompress_page,
+    export_kernel_header,
+    import_kernel_header,
 )
 
 __all__ = [
@@ -43,4 +45,6 @@ __all__ = [
     "compress_page",
     "compressed_sizes",
     "decompress_page",
+    "export_kernel_header",
+    "import_kernel_header",
 ]

@@ -30,6 +30,8 @@ __all__ = [
     "compress_page",
     "decompress_page",
     "compressed_sizes",
+    "export_kernel_header",
+    "import_kernel_header",
 ]
 
 __version__: str
@@ -113,3 +115,11 @@ def decompress_page(
 def compressed_sizes(
     pages: _Pages, *, table: Table | None = None, mode: _Mode = "canned", level: _Level = "fast", format: _Format = "iaa"
 ) -> list[int]: ...
+def export_kernel_header(
+    table: Table,
+    *,
+    name: str,
+    api: Literal["header-table", "mainline", "builtin"] = "header-table",
+    path: _Path | None = None,
+) -> str: ...
+def import_kernel_header(text: str) -> Table: ...

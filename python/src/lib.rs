@@ -10,6 +10,7 @@
 mod buffer;
 mod codec;
 mod errors;
+mod export;
 mod table;
 
 use pyo3::prelude::*;
@@ -24,5 +25,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(codec::compress_page, m)?)?;
     m.add_function(wrap_pyfunction!(codec::decompress_page, m)?)?;
     m.add_function(wrap_pyfunction!(codec::compressed_sizes, m)?)?;
+    m.add_function(wrap_pyfunction!(export::export_kernel_header, m)?)?;
+    m.add_function(wrap_pyfunction!(export::import_kernel_header, m)?)?;
     Ok(())
 }
