@@ -27,6 +27,11 @@ enum Command {
     /// Write a table for the kernel iaa_crypto driver, QPL or ISA-L.
     #[command(subcommand)]
     Export(cli::export::ExportCommand),
+    /// Capture resident anonymous memory pages of a process or workload into a snapshot.
+    Capture(Box<cli::capture::CaptureArgs>),
+    /// Inspect corpora: info, scan-secrets.
+    #[command(subcommand)]
+    Corpus(cli::corpus::CorpusCommand),
 }
 
 fn main() {
@@ -36,6 +41,8 @@ fn main() {
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
         Command::Export(cmd) => cli::export::run(cmd),
+        Command::Capture(args) => cli::capture::run(*args),
+        Command::Corpus(cmd) => cli::corpus::run(cmd),
     };
     if let Err(err) = result {
         eprintln!("cannery: {err:#}");

@@ -1,7 +1,9 @@
 //! Subcommand modules of the `cannery` CLI, one per group, plus the few
 //! helpers they share (loading and writing tables).
 
+pub mod capture;
 pub mod codec;
+pub mod corpus;
 pub mod export;
 pub mod table;
 

@@ -1,0 +1,440 @@
+//! A capture session: repeated samples of one process tree into one
+//! snapshot file, either attached to a running PID or around a workload this
+//! crate starts itself (spawn mode). Handles timing, the sample budget,
+//! the workload's life cycle and finalizing the file on every exit path
+//! (workload exit, SIGINT/SIGTERM, errors).
+//!
+//! Spawn mode starts the command with an empty environment plus only the
+//! variables given, stdin from /dev/null, in its own process group. The first
+//! sample is taken one interval after the start. When the last sample is
+//! taken and the workload is still running it is stopped: SIGTERM to its
+//! process group, SIGKILL two seconds later (or, with `wait_exit`, it is left
+//! to finish). If it exits earlier, the session ends with the samples taken.
+
+use crate::capture::{CaptureOptions, Capturer, SampleReport};
+use crate::error::{Error, ErrorKind, Result};
+use crate::snapshot::writer::SnapshotWriter;
+use crate::snapshot::{Metadata, SamplingParams, SnapshotHeader};
+use crate::target::Target;
+use std::fs::File;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How often and how many times to sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule {
+    /// Number of samples.
+    pub count: u32,
+    /// Time before the first sample and between samples.
+    pub interval: Duration,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule {
+            count: 1,
+            interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// A workload to start.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WorkloadSpec {
+    /// Program (looked up in the given `PATH`, else in ours).
+    pub program: String,
+    /// Arguments.
+    pub args: Vec<String>,
+    /// The complete environment of the workload.
+    pub env: Vec<(String, String)>,
+    /// Working directory (default: ours).
+    pub cwd: Option<PathBuf>,
+    /// Where the workload's stdout and stderr go (default: our stderr).
+    pub log: Option<PathBuf>,
+    /// After the last sample, wait for the workload instead of stopping it.
+    pub wait_exit: bool,
+}
+
+/// Outcome of a session.
+#[derive(Debug, Clone)]
+pub struct SessionReport {
+    /// The final header written.
+    pub header: SnapshotHeader,
+    /// Per-sample reports.
+    pub samples: Vec<SampleReport>,
+    /// Why it ended.
+    pub end_reason: String,
+    /// The workload's exit status (spawn mode), if collected.
+    pub exit_status: Option<ExitStatus>,
+    /// True if the workload was stopped by the session after the last sample.
+    pub killed: bool,
+}
+
+/// Metadata common to both modes.
+pub fn base_metadata(
+    label: &str,
+    command: &str,
+    opts: &CaptureOptions,
+    sched: &Schedule,
+) -> Metadata {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    Metadata {
+        label: label.to_string(),
+        command: command.to_string(),
+        capture_time_unix: now,
+        capture_time: rfc3339(now),
+        kernel_release: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default(),
+        tool_version: format!("cannery-capture {}", env!("CARGO_PKG_VERSION")),
+        sampling: SamplingParams {
+            rate: opts.sample_rate,
+            max_pages: opts.max_pages,
+            seed: opts.seed,
+            dedup: opts.dedup,
+        },
+        count: sched.count as u64,
+        interval_ms: sched.interval.as_millis() as u64,
+        include_file_private: opts.include_file_private,
+        include_children: opts.include_children,
+        freeze: opts.freeze,
+        max_pause_ms: if opts.freeze {
+            opts.max_pause.as_millis() as u64
+        } else {
+            0
+        },
+        redact_secrets: opts.redact_secrets,
+        end_reason: String::new(),
+    }
+}
+
+/// Format Unix seconds as RFC 3339 UTC.
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    // Civil-from-days (H. Hinnant).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// The even share of `max` pages for sample `i` of `count` (the shares add
+/// up to `max`). Sessions give each sample its share plus whatever earlier
+/// samples left unused.
+pub fn sample_budget(max: Option<u64>, i: u32, count: u32) -> Option<u64> {
+    let max = max?;
+    let count = count.max(1) as u128;
+    let share = |k: u128| (max as u128 * k / count) as u64;
+    Some(share(i as u128 + 1) - share(i as u128))
+}
+
+struct Loop<'a> {
+    capturer: Capturer,
+    writer: SnapshotWriter,
+    sched: &'a Schedule,
+    reports: Vec<SampleReport>,
+}
+
+impl Loop<'_> {
+    /// Sample `target` on schedule; returns the end reason.
+    /// With `immediate`, the first sample is taken at once; otherwise one
+    /// interval after the start.
+    fn run(&mut self, target: &Target, immediate: bool) -> Result<String> {
+        let started = Instant::now();
+        for i in 0..self.sched.count {
+            // Wait until the sample is due, waking early if the target exits
+            // or a signal arrives.
+            let due = started + self.sched.interval * (i + u32::from(!immediate));
+            loop {
+                if crate::interrupt::interrupted() {
+                    return Ok("interrupted".into());
+                }
+                let now = Instant::now();
+                if now >= due {
+                    break;
+                }
+                let ms = (due - now).as_millis().min(200) as i32;
+                if target.wait_exit(ms.max(1)) {
+                    return Ok(format!("target exited after {i} samples"));
+                }
+            }
+            if !target.is_alive() {
+                return Ok(format!("target exited after {i} samples"));
+            }
+            // Budget left unused by earlier samples (fewer candidates than
+            // their share) carries over, so the file can still reach max_pages.
+            let budget = self.capturer.options().max_pages.map(|max| {
+                let due = max as u128 * (i as u128 + 1) / self.sched.count.max(1) as u128;
+                (due as u64).saturating_sub(self.capturer.counts().stored)
+            });
+            match self.capturer.sample(target.pid(), budget, &mut self.writer) {
+                Ok(r) => {
+                    let interrupted = r.interrupted;
+                    let exited = !target.is_alive();
+                    self.reports.push(r);
+                    self.writer.flush()?;
+                    if interrupted {
+                        return Ok("interrupted".into());
+                    }
+                    if exited {
+                        return Ok(format!("target exited during sample {}", i + 1));
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::NoSuchProcess => {
+                    return Ok(format!("target exited after {i} samples"));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok("completed".into())
+    }
+
+    fn finish(mut self, reason: &str) -> Result<(SnapshotHeader, Vec<SampleReport>)> {
+        self.writer.set_counts(self.capturer.counts());
+        let (pmax, ptotal) = self.capturer.pauses();
+        self.writer.set_samples(
+            self.capturer.samples() as u64,
+            pmax.as_nanos() as u64,
+            ptotal.as_nanos() as u64,
+        );
+        self.writer.set_end_reason(reason);
+        let h = self.writer.finish()?;
+        Ok((h, self.reports))
+    }
+}
+
+/// Sample a running process `pid` into `out`: the first sample at once,
+/// then one every interval.
+pub fn capture_pid(
+    pid: u32,
+    label: Option<&str>,
+    opts: &CaptureOptions,
+    sched: &Schedule,
+    out: &Path,
+    level: i32,
+) -> Result<SessionReport> {
+    crate::interrupt::install();
+    let target = Target::attach(pid)?;
+    // Fail on permissions before creating the output file.
+    target.open_checked("mem")?;
+    let label = label.unwrap_or(target.comm()).to_string();
+    let meta = base_metadata(&label, target.comm(), opts, sched);
+    let writer = SnapshotWriter::create(out, meta, level)?;
+    let mut lp = Loop {
+        capturer: Capturer::new(opts.clone()),
+        writer,
+        sched,
+        reports: Vec::new(),
+    };
+    let outcome = lp.run(&target, true);
+    let reason = match &outcome {
+        Ok(r) => r.clone(),
+        Err(e) => format!("failed: {e}"),
+    };
+    let (header, samples) = lp.finish(&reason)?;
+    outcome?;
+    Ok(SessionReport {
+        header,
+        samples,
+        end_reason: reason,
+        exit_status: None,
+        killed: false,
+    })
+}
+
+/// Find `program` in the `PATH` of `env` (or ours if it has none).
+pub fn find_program(program: &str, env: &[(String, String)]) -> Result<PathBuf> {
+    if program.contains('/') {
+        return Ok(PathBuf::from(program));
+    }
+    let path = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var("PATH").ok())
+        .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    for dir in path.split(':').filter(|d| !d.is_empty()) {
+        let cand = Path::new(dir).join(program);
+        if let Ok(m) = std::fs::metadata(&cand) {
+            use std::os::unix::fs::PermissionsExt;
+            if m.is_file() && m.permissions().mode() & 0o111 != 0 {
+                return Ok(cand);
+            }
+        }
+    }
+    Err(Error::new(
+        ErrorKind::Spawn,
+        format!("cannot find program {program:?} in PATH {path:?}"),
+    ))
+}
+
+/// Start `spec` with a clean environment, sample it into `out`, and stop it.
+pub fn run_workload(
+    spec: &WorkloadSpec,
+    label: &str,
+    opts: &CaptureOptions,
+    sched: &Schedule,
+    out: &Path,
+    level: i32,
+) -> Result<SessionReport> {
+    crate::interrupt::install();
+    let program = find_program(&spec.program, &spec.env)?;
+    let command_name = program
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or(&spec.program)
+        .to_string();
+    let mut cmd = Command::new(&program);
+    cmd.args(&spec.args)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .process_group(0);
+    if let Some(dir) = &spec.cwd {
+        cmd.current_dir(dir);
+    }
+    match &spec.log {
+        Some(log) => {
+            let f = File::create(log).map_err(|e| Error::io(log, "cannot create", e))?;
+            let f2 = f
+                .try_clone()
+                .map_err(|e| Error::io(log, "cannot create", e))?;
+            cmd.stdout(f).stderr(f2);
+        }
+        None => {
+            let err = std::io::stderr();
+            use std::os::fd::AsFd;
+            if let Ok(fd) = err.as_fd().try_clone_to_owned() {
+                cmd.stdout(Stdio::from(fd));
+            }
+        }
+    }
+    let meta = base_metadata(label, &command_name, opts, sched);
+    let writer = SnapshotWriter::create(out, meta, level)?;
+    let mut child = cmd.spawn().map_err(|e| {
+        Error::new(
+            ErrorKind::Spawn,
+            format!("cannot start {}: {e}", program.display()),
+        )
+    })?;
+    let pid = child.id();
+    let mut lp = Loop {
+        capturer: Capturer::new(opts.clone()),
+        writer,
+        sched,
+        reports: Vec::new(),
+    };
+    let outcome = match Target::attach(pid) {
+        Ok(target) => lp.run(&target, false),
+        Err(e) if e.kind() == ErrorKind::NoSuchProcess => {
+            Ok("target exited after 0 samples".into())
+        }
+        Err(e) => Err(e),
+    };
+    // Stop or collect the workload whatever happened.
+    let (exit_status, killed) = stop_workload(
+        &mut child,
+        spec.wait_exit && outcome.as_ref().is_ok_and(|r| r == "completed"),
+    );
+    let reason = match &outcome {
+        Ok(r) => r.clone(),
+        Err(e) => format!("failed: {e}"),
+    };
+    let (header, samples) = lp.finish(&reason)?;
+    outcome?;
+    Ok(SessionReport {
+        header,
+        samples,
+        end_reason: reason,
+        exit_status,
+        killed,
+    })
+}
+
+fn signal_group(pgid: u32, sig: libc::c_int) {
+    // SAFETY: kill has no memory preconditions; a negative pid addresses the
+    // process group the workload was started in (its own, via process_group(0)).
+    unsafe {
+        libc::kill(-(pgid as libc::pid_t), sig);
+    }
+}
+
+/// Wait for or stop the workload; returns its status and whether we stopped it.
+fn stop_workload(child: &mut Child, wait: bool) -> (Option<ExitStatus>, bool) {
+    let pgid = child.id();
+    if wait {
+        let st = child.wait().ok();
+        signal_group(pgid, libc::SIGKILL);
+        return (st, false);
+    }
+    if let Ok(Some(st)) = child.try_wait() {
+        // Leave nothing of the workload behind.
+        signal_group(pgid, libc::SIGKILL);
+        return (Some(st), false);
+    }
+    signal_group(pgid, libc::SIGTERM);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline {
+        match child.try_wait() {
+            Ok(Some(st)) => {
+                signal_group(pgid, libc::SIGKILL);
+                return (Some(st), true);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => return (None, true),
+        }
+    }
+    signal_group(pgid, libc::SIGKILL);
+    let st = child.wait().ok();
+    (st, true)
+}
+
+/// A short description of an exit status.
+pub fn describe_status(st: &ExitStatus) -> String {
+    match (st.code(), st.signal()) {
+        (Some(c), _) => format!("exit code {c}"),
+        (None, Some(s)) => format!("killed by signal {s}"),
+        _ => "unknown".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_split_evenly() {
+        let b: Vec<u64> = (0..3)
+            .map(|i| sample_budget(Some(10), i, 3).unwrap())
+            .collect();
+        assert_eq!(b.iter().sum::<u64>(), 10);
+        assert_eq!(b, vec![3, 3, 4]);
+        assert_eq!(sample_budget(None, 0, 3), None);
+    }
+
+    #[test]
+    fn rfc3339_format() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+}

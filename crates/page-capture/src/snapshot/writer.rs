@@ -1,0 +1,243 @@
+//! Writes a snapshot file: fixed header and metadata first (marked not
+//! finalized), then page records through a zstd stream, then on
+//! [`SnapshotWriter::finish`] an end record and the final counts patched into
+//! the header. A writer dropped without `finish` (error paths, panics
+//! elsewhere) still finalizes, so an interrupted capture stays readable.
+//! [`SnapshotWriter::flush`] pushes everything so far to disk, so even a
+//! process killed outright leaves a file readable up to its last flush.
+
+#![forbid(unsafe_code)]
+
+use super::{
+    Metadata, PageCounts, SnapshotHeader, FIXED_LEN, TAG_END, TAG_PAGE, TAG_PROCESS, VERSION,
+};
+use crate::error::{Error, ErrorKind, Result};
+use crate::maps::RegionKind;
+use crate::PAGE_SIZE;
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// Spare bytes after the metadata JSON so it can be rewritten at the end.
+const META_SLACK: usize = 512;
+
+/// Default zstd level.
+pub const DEFAULT_LEVEL: i32 = 9;
+
+/// Hashes the compressed bytes on their way to the file.
+struct HashWriter {
+    inner: BufWriter<File>,
+    hasher: sha2::Sha256,
+}
+
+impl Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+type Enc = zstd::stream::write::Encoder<'static, HashWriter>;
+
+/// Streams page records into a snapshot file.
+pub struct SnapshotWriter {
+    path: PathBuf,
+    enc: Option<Enc>,
+    header: SnapshotHeader,
+    meta_len: u32,
+    pages: u64,
+}
+
+impl std::fmt::Debug for SnapshotWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SnapshotWriter")
+            .field("path", &self.path)
+            .field("pages", &self.pages)
+            .finish()
+    }
+}
+
+fn padded_meta(meta: &Metadata, len: Option<usize>) -> Option<Vec<u8>> {
+    let mut json = serde_json::to_vec(meta).ok()?;
+    let want = len.unwrap_or(json.len() + META_SLACK);
+    if json.len() > want {
+        return None;
+    }
+    json.resize(want, b' ');
+    Some(json)
+}
+
+impl SnapshotWriter {
+    /// Create (truncate) `path` and write the header. `level` is the zstd
+    /// level (1..=22).
+    pub fn create(path: &Path, meta: Metadata, level: i32) -> Result<SnapshotWriter> {
+        let io = |e| Error::io(path, "cannot write", e);
+        let mut file = File::create(path).map_err(io)?;
+        let header = SnapshotHeader {
+            version: VERSION,
+            finalized: false,
+            page_size: PAGE_SIZE as u32,
+            meta,
+            ..SnapshotHeader::default()
+        };
+        let json = padded_meta(&header.meta, None).ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidInput,
+                "snapshot metadata cannot be encoded",
+            )
+        })?;
+        let meta_len = json.len() as u32;
+        file.write_all(&super::sealed_fixed(&header, &json))
+            .map_err(io)?;
+        file.write_all(&json).map_err(io)?;
+        let sink = HashWriter {
+            inner: BufWriter::new(file),
+            hasher: sha2::Digest::new(),
+        };
+        let mut enc = zstd::stream::write::Encoder::new(sink, level.clamp(1, 22)).map_err(io)?;
+        enc.include_checksum(true).map_err(io)?;
+        // An 8 MiB window keeps the reader's memory bounded.
+        enc.window_log(23).map_err(io)?;
+        Ok(SnapshotWriter {
+            path: path.to_path_buf(),
+            enc: Some(enc),
+            header,
+            meta_len,
+            pages: 0,
+        })
+    }
+
+    fn enc(&mut self) -> Result<&mut Enc> {
+        let path = self.path.clone();
+        self.enc.as_mut().ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidInput,
+                format!("{}: snapshot writer already finished", path.display()),
+            )
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        let path = self.path.clone();
+        self.enc()?
+            .write_all(bytes)
+            .map_err(|e| Error::io(&path, "cannot write", e))
+    }
+
+    /// Mark that following pages come from process `pid` (`comm`) in sample
+    /// `sample`.
+    pub fn begin_process(&mut self, sample: u32, pid: u32, comm: &str) -> Result<()> {
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let name = &comm.as_bytes()[..comm.len().min(255)];
+        let mut rec = Vec::with_capacity(18 + name.len());
+        rec.push(TAG_PROCESS);
+        rec.extend_from_slice(&sample.to_le_bytes());
+        rec.extend_from_slice(&now_ms.to_le_bytes());
+        rec.extend_from_slice(&pid.to_le_bytes());
+        rec.push(name.len() as u8);
+        rec.extend_from_slice(name);
+        self.write(&rec)
+    }
+
+    /// Append one page record. `data` must be exactly 4096 bytes.
+    pub fn write_page(&mut self, region: RegionKind, data: &[u8]) -> Result<()> {
+        if data.len() != PAGE_SIZE {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("page of {} bytes; pages are {PAGE_SIZE} bytes", data.len()),
+            ));
+        }
+        self.write(&[TAG_PAGE, region.code()])?;
+        self.write(data)?;
+        self.pages += 1;
+        Ok(())
+    }
+
+    /// Page records written so far.
+    pub fn pages(&self) -> u64 {
+        self.pages
+    }
+
+    /// Push everything written so far to the file.
+    pub fn flush(&mut self) -> Result<()> {
+        let path = self.path.clone();
+        self.enc()?
+            .flush()
+            .map_err(|e| Error::io(&path, "cannot write", e))
+    }
+
+    /// Set the counts recorded at finish (`stored` is always the number of
+    /// page records actually written).
+    pub fn set_counts(&mut self, counts: PageCounts) {
+        self.header.counts = counts;
+    }
+
+    /// Set the number of samples taken and pause figures.
+    pub fn set_samples(&mut self, samples: u64, pause_max_ns: u64, pause_total_ns: u64) {
+        self.header.samples = samples;
+        self.header.pause_max_ns = pause_max_ns;
+        self.header.pause_total_ns = pause_total_ns;
+    }
+
+    /// Record how the capture ended.
+    pub fn set_end_reason(&mut self, reason: &str) {
+        self.header.meta.end_reason = reason.chars().take(200).collect();
+    }
+
+    /// Write the end record, close the stream and patch the header.
+    pub fn finish(mut self) -> Result<SnapshotHeader> {
+        self.finish_inner()
+    }
+
+    fn finish_inner(&mut self) -> Result<SnapshotHeader> {
+        let pages = self.pages;
+        let mut end = vec![TAG_END];
+        end.extend_from_slice(&pages.to_le_bytes());
+        self.write(&end)?;
+        let path = self.path.clone();
+        let io = |e| Error::io(&path, "cannot write", e);
+        let enc = self.enc.take().expect("checked by write");
+        let sink = enc.finish().map_err(io)?;
+        let digest = sha2::Digest::finalize(sink.hasher);
+        self.header.stream_checksum = u32::from_le_bytes(digest[..4].try_into().expect("4 bytes"));
+        let mut file = sink.inner.into_inner().map_err(|e| io(e.into_error()))?;
+        let end_pos = file.stream_position().map_err(io)?;
+        let data_start = (FIXED_LEN + self.meta_len as usize) as u64;
+        self.header.stream_len = end_pos - data_start;
+        self.header.counts.stored = pages;
+        self.header.finalized = true;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        let json = match padded_meta(&self.header.meta, Some(self.meta_len as usize)) {
+            Some(json) => json,
+            None => {
+                // The end reason made it too long: keep the metadata as first written.
+                self.header.meta.end_reason.clear();
+                padded_meta(&self.header.meta, Some(self.meta_len as usize)).unwrap_or_default()
+            }
+        };
+        file.write_all(&super::sealed_fixed(&self.header, &json))
+            .map_err(io)?;
+        file.write_all(&json).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        Ok(self.header.clone())
+    }
+}
+
+impl Drop for SnapshotWriter {
+    fn drop(&mut self) {
+        if self.enc.is_some() {
+            if self.header.meta.end_reason.is_empty() {
+                self.header.meta.end_reason = "writer dropped before finish".into();
+            }
+            let _ = self.finish_inner();
+        }
+    }
+}

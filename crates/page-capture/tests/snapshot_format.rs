@@ -1,0 +1,297 @@
+//! The snapshot file format and corpus reading: round trip, truncated and
+//! corrupt files (typed errors naming the offset, never a panic), a writer
+//! killed before finishing, raw `.pages` files, corpus directories, corpus
+//! summaries and the secret scanner.
+
+use cannery_capture::corpus::{open_pages, summarize, Corpus};
+use cannery_capture::secrets::{scan_path, SecretKind};
+use cannery_capture::snapshot::writer::SnapshotWriter;
+use cannery_capture::snapshot::{Metadata, PageCounts};
+use cannery_capture::{ErrorKind, RegionKind, Result, PAGE_SIZE};
+use std::path::{Path, PathBuf};
+
+fn page(i: u32) -> Vec<u8> {
+    let mut v = vec![0u8; PAGE_SIZE];
+    for (k, b) in v.iter_mut().enumerate() {
+        *b = ((k as u32).wrapping_mul(31) ^ i.wrapping_mul(2654435761)) as u8;
+    }
+    v[..4].copy_from_slice(&i.to_le_bytes());
+    v
+}
+
+fn meta(label: &str) -> Metadata {
+    Metadata {
+        label: label.into(),
+        command: "test".into(),
+        kernel_release: "6.0-test".into(),
+        ..Metadata::default()
+    }
+}
+
+fn write_snapshot(path: &Path, n: u32) -> Vec<u8> {
+    let mut w = SnapshotWriter::create(path, meta("unit"), 3).unwrap();
+    w.begin_process(0, 42, "proc").unwrap();
+    for i in 0..n {
+        let region = [
+            RegionKind::Heap,
+            RegionKind::Stack,
+            RegionKind::Anon,
+            RegionKind::FilePrivate,
+        ][i as usize % 4];
+        w.write_page(region, &page(i)).unwrap();
+    }
+    w.set_counts(PageCounts {
+        scanned: n as u64 + 5,
+        zero: 3,
+        same_filled: 2,
+        ..PageCounts::default()
+    });
+    w.set_samples(1, 7, 9);
+    w.set_end_reason("completed");
+    w.finish().unwrap();
+    std::fs::read(path).unwrap()
+}
+
+/// Read a file to the end; Ok(pages) or the first error.
+fn read_all(path: &Path) -> Result<Vec<Vec<u8>>> {
+    open_pages(path)?.map(|p| p.map(|p| p.data)).collect()
+}
+
+#[test]
+fn round_trip_keeps_pages_regions_and_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.cansnap");
+    write_snapshot(&p, 10);
+    let mut r = open_pages(&p).unwrap();
+    let h = r.header().clone();
+    assert!(h.finalized && !h.raw);
+    assert_eq!(h.version, 1);
+    assert_eq!(h.counts.stored, 10);
+    assert_eq!(
+        (h.counts.scanned, h.counts.zero, h.counts.same_filled),
+        (15, 3, 2)
+    );
+    assert_eq!((h.samples, h.pause_max_ns, h.pause_total_ns), (1, 7, 9));
+    assert_eq!(h.meta.label, "unit");
+    assert_eq!(h.meta.end_reason, "completed");
+    let pages: Vec<_> = r.by_ref().map(|p| p.unwrap()).collect();
+    assert_eq!(pages.len(), 10);
+    assert_eq!(pages[3].data, page(3));
+    assert_eq!(pages[1].region, RegionKind::Stack);
+    assert_eq!(pages[3].region, RegionKind::FilePrivate);
+    assert_eq!(r.process().unwrap().comm, "proc");
+    assert_eq!(r.process().unwrap().pid, 42);
+}
+
+#[test]
+fn truncated_files_give_an_error_naming_the_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full.cansnap");
+    let bytes = write_snapshot(&full, 40);
+    let cut = dir.path().join("cut.cansnap");
+    let mut lens: Vec<usize> = (0..bytes.len()).step_by(97).collect();
+    lens.extend([1, 7, 8, 127, 128, 129, bytes.len() - 1]);
+    for len in lens {
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        let e = read_all(&cut).expect_err(&format!("length {len} accepted"));
+        assert!(
+            matches!(e.kind(), ErrorKind::Truncated | ErrorKind::InvalidInput),
+            "length {len}: {:?} {e}",
+            e.kind()
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("cut.cansnap") && msg.contains("offset"),
+            "{msg}"
+        );
+        assert!(e.offset().unwrap() <= len as u64, "{msg}");
+    }
+}
+
+#[test]
+fn corrupt_files_give_an_error_and_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full.cansnap");
+    let bytes = write_snapshot(&full, 40);
+    let bad = dir.path().join("bad.cansnap");
+    let mut detected = 0;
+    let positions: Vec<usize> = (0..bytes.len()).step_by(13).collect();
+    for &at in &positions {
+        let mut b = bytes.clone();
+        b[at] ^= 0x5a;
+        std::fs::write(&bad, &b).unwrap();
+        match read_all(&bad) {
+            Err(e) => {
+                detected += 1;
+                assert!(e.to_string().contains("bad.cansnap"), "{e}");
+                assert!(e.offset().is_some(), "no offset: {e}");
+            }
+            Ok(pages) => panic!("flip at {at} not detected ({} pages read)", pages.len()),
+        }
+    }
+    assert_eq!(detected, positions.len());
+    // Specific cases name the right place.
+    let mut b = bytes.clone();
+    b[9] = 9; // version 2305
+    std::fs::write(&bad, &b).unwrap();
+    assert_eq!(
+        read_all(&bad).unwrap_err().kind(),
+        ErrorKind::UnsupportedVersion
+    );
+    let mut b = bytes.clone();
+    b.extend_from_slice(b"junk");
+    std::fs::write(&bad, &b).unwrap();
+    let e = read_all(&bad).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.offset()),
+        (ErrorKind::Corrupt, Some(bytes.len() as u64))
+    );
+    std::fs::write(&bad, b"hello world, not a snapshot").unwrap();
+    assert_eq!(read_all(&bad).unwrap_err().kind(), ErrorKind::InvalidInput);
+}
+
+#[test]
+fn unfinished_writer_leaves_a_file_readable_up_to_its_last_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("killed.cansnap");
+    let mut w = SnapshotWriter::create(&p, meta("killed"), 3).unwrap();
+    for i in 0..5 {
+        w.write_page(RegionKind::Anon, &page(i)).unwrap();
+    }
+    w.flush().unwrap();
+    // As if the process were killed: no finish, no drop.
+    std::mem::forget(w);
+    let mut r = open_pages(&p).unwrap();
+    assert!(!r.header().finalized);
+    let mut got = Vec::new();
+    let err = loop {
+        match r.next() {
+            Some(Ok(pg)) => got.push(pg.data),
+            Some(Err(e)) => break e,
+            None => panic!("no error at the end of an unfinished file"),
+        }
+    };
+    assert_eq!(got, (0..5).map(page).collect::<Vec<_>>());
+    assert_eq!(err.kind(), ErrorKind::Truncated);
+    assert!(err.to_string().contains("not finalized"), "{err}");
+    assert!(r.next().is_none());
+}
+
+#[test]
+fn dropped_writer_is_finalized() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("dropped.cansnap");
+    {
+        let mut w = SnapshotWriter::create(&p, meta("dropped"), 3).unwrap();
+        w.write_page(RegionKind::Anon, &page(1)).unwrap();
+    }
+    let r = open_pages(&p).unwrap();
+    assert!(r.header().finalized);
+    assert!(r.header().meta.end_reason.contains("dropped"));
+    assert_eq!(r.count(), 1);
+}
+
+#[test]
+fn raw_pages_files_are_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("dump.pages");
+    let mut bytes = page(1);
+    bytes.extend(vec![0u8; PAGE_SIZE]);
+    bytes.extend(page(2));
+    std::fs::write(&p, &bytes).unwrap();
+    let r = open_pages(&p).unwrap();
+    assert!(r.header().raw);
+    assert_eq!(r.header().meta.label, "dump");
+    assert_eq!(r.header().counts.stored, 3);
+    let pages: Vec<_> = r.map(|p| p.unwrap()).collect();
+    assert_eq!(pages.len(), 3);
+    assert_eq!(pages[2].data, page(2));
+    assert_eq!(pages[0].region, RegionKind::Unknown);
+    let s = summarize(&p).unwrap();
+    assert_eq!((s.pages, s.zero_pages), (3, 1));
+    bytes.push(0);
+    std::fs::write(&p, &bytes).unwrap();
+    let e = open_pages(&p).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Truncated);
+    assert_eq!(e.offset(), Some(3 * PAGE_SIZE as u64));
+}
+
+#[test]
+fn corpus_directories_group_files_by_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("fleet");
+    for (w, n) in [("beta", 3u32), ("alpha", 2)] {
+        std::fs::create_dir_all(root.join(w)).unwrap();
+        write_snapshot(&root.join(w).join(format!("{w}.cansnap")), n);
+    }
+    std::fs::write(root.join("alpha").join("extra.pages"), page(9)).unwrap();
+    std::fs::write(root.join("alpha").join("README.md"), "notes").unwrap();
+    std::fs::create_dir_all(root.join("empty")).unwrap();
+    let c = Corpus::open(&root).unwrap();
+    let names: Vec<_> = c.workloads.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, vec!["alpha", "beta"]);
+    assert_eq!(c.workloads[0].files.len(), 2);
+    let pages: Vec<_> = c.workloads[0]
+        .pages()
+        .unwrap()
+        .map(|p| p.unwrap())
+        .collect();
+    assert_eq!(pages.len(), 3);
+    assert_eq!(pages[2].data, page(9));
+    let s = summarize(&root).unwrap();
+    assert_eq!(s.pages, 6);
+    assert_eq!(s.zero_pages, 6);
+    assert_eq!(s.workloads[1].files[0].counts.scanned, 8);
+    // A single file is a one-workload corpus.
+    let one = Corpus::open(&root.join("beta").join("beta.cansnap")).unwrap();
+    assert_eq!(one.workloads[0].name, "beta");
+    let e = Corpus::open(&root.join("empty")).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput);
+    assert_eq!(
+        Corpus::open(Path::new("/nonexistent/x"))
+            .unwrap_err()
+            .kind(),
+        ErrorKind::NotFound
+    );
+}
+
+#[test]
+fn scan_secrets_finds_planted_secrets_and_passes_clean_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean");
+    std::fs::create_dir_all(&clean).unwrap();
+    write_snapshot(&clean.join("a.cansnap"), 8);
+    std::fs::write(clean.join("notes.txt"), "PATH=/usr/bin\nnothing to see").unwrap();
+    assert_eq!(scan_path(&clean).unwrap(), vec![]);
+
+    let dirty = dir.path().join("dirty");
+    std::fs::create_dir_all(&dirty).unwrap();
+    let snap = dirty.join("s.cansnap");
+    let mut w = SnapshotWriter::create(&snap, meta("s"), 3).unwrap();
+    w.write_page(RegionKind::Heap, &page(0)).unwrap();
+    let mut secret = page(1);
+    let key = b"-----BEGIN OPENSSH PRIVATE KEY-----";
+    secret[1000..1000 + key.len()].copy_from_slice(key);
+    w.write_page(RegionKind::Heap, &secret).unwrap();
+    w.finish().unwrap();
+    let mut big = vec![b'x'; (1 << 20) - 5];
+    big.extend_from_slice(b" DB_PASSWORD=hunter2 ");
+    std::fs::write(dirty.join("env.txt"), &big).unwrap();
+    let found = scan_path(&dirty).unwrap();
+    let summary: Vec<(PathBuf, Option<u64>, u64, SecretKind)> = found
+        .iter()
+        .map(|f| (f.path.clone(), f.page, f.offset, f.finding.kind))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (
+                dirty.join("env.txt"),
+                None,
+                (1 << 20) - 4,
+                SecretKind::SecretVariable
+            ),
+            (snap.clone(), Some(1), 1005, SecretKind::PrivateKey),
+        ]
+    );
+}

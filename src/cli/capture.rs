@@ -1,0 +1,240 @@
+//! `cannery capture`: sample resident anonymous pages of a running process
+//! (`--pid`) or of a workload it starts itself (`-- CMD ARGS...`) into a
+//! snapshot file. Argument parsing and reporting only; the work is done by
+//! `cannery_capture::session`.
+
+use anyhow::{bail, Context};
+use cannery_capture::session::{self, Schedule, SessionReport, WorkloadSpec};
+use cannery_capture::CaptureOptions;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Extra mapping kinds to include.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Include {
+    /// Copy-on-write (written) pages of private file mappings.
+    FilePrivate,
+}
+
+/// Arguments of `cannery capture`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Snapshots contain raw process memory and so whatever secrets the process held. \
+Spawn mode starts CMD with an empty environment plus only --env variables; after the \
+last sample a still-running workload gets SIGTERM (its process group), then SIGKILL \
+2 s later, unless --wait-exit. Run `cannery corpus scan-secrets` before sharing.")]
+pub struct CaptureArgs {
+    /// Attach to this running process instead of starting a command.
+    #[arg(long, conflicts_with = "command")]
+    pub pid: Option<u32>,
+    /// Output snapshot file.
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
+    /// Workload label stored in the snapshot (default: the command name).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Environment variable for the workload (repeatable); nothing else is passed.
+    #[arg(long = "env", value_name = "K=V", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
+    /// Working directory of the workload.
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// Send the workload's stdout and stderr to this file (default: our stderr).
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Number of samples.
+    #[arg(long, default_value_t = 1)]
+    pub count: u32,
+    /// Time between samples (and before the first, in spawn mode): 500ms, 2s, 1m.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub interval: Duration,
+    /// After the last sample, let the workload finish instead of stopping it.
+    #[arg(long)]
+    pub wait_exit: bool,
+    /// Also capture every descendant process at each sample.
+    #[arg(long)]
+    pub children: bool,
+    /// Extra mapping kinds to include.
+    #[arg(long, value_enum)]
+    pub include: Vec<Include>,
+    /// Stop each process (ptrace) while it is captured, for a consistent sample.
+    #[arg(long)]
+    pub freeze: bool,
+    /// With --freeze, release a process after this pause even if not fully read.
+    #[arg(long, default_value = "500ms", value_parser = parse_duration)]
+    pub max_pause: Duration,
+    /// Store identical pages once (duplicates are counted).
+    #[arg(long)]
+    pub dedup: bool,
+    /// Store at most N pages in the file (uniform random sample, split over samples).
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<u64>,
+    /// Keep each candidate page with this probability (0..=1).
+    #[arg(long, value_name = "RATE", default_value_t = 1.0)]
+    pub sample: f64,
+    /// Seed of the sampling generator (SplitMix64).
+    #[arg(long, default_value_t = cannery_capture::capture::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Drop pages that contain secret-looking strings (counted as redacted).
+    #[arg(long)]
+    pub redact_secrets: bool,
+    /// zstd level of the snapshot (1..=22).
+    #[arg(long, default_value_t = cannery_capture::snapshot::writer::DEFAULT_LEVEL)]
+    pub level: i32,
+    /// Print the final snapshot header as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// The workload command and its arguments (spawn mode).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected K=V, got {s:?}")),
+    }
+}
+
+/// Parse "250ms", "2s", "1.5s", "3m", or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("bad duration {s:?} (try 500ms, 2s, 1m)"))?;
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "s" => v,
+        "m" | "min" => v * 60.0,
+        _ => return Err(format!("bad duration unit in {s:?} (ms, s, m)")),
+    };
+    if !(secs.is_finite() && secs >= 0.0) {
+        return Err(format!("bad duration {s:?}"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&args.sample) {
+        bail!("--sample must be between 0 and 1, got {}", args.sample);
+    }
+    if args.count == 0 {
+        bail!("--count must be at least 1");
+    }
+    let opts = CaptureOptions {
+        include_file_private: args.include.contains(&Include::FilePrivate),
+        include_children: args.children,
+        freeze: args.freeze,
+        max_pause: args.max_pause,
+        dedup: args.dedup,
+        sample_rate: args.sample,
+        max_pages: args.max_pages,
+        seed: args.seed,
+        redact_secrets: args.redact_secrets,
+        address_range: None,
+    };
+    let sched = Schedule {
+        count: args.count,
+        interval: args.interval,
+    };
+    let report = match (args.pid, args.command.is_empty()) {
+        (Some(pid), true) => session::capture_pid(
+            pid,
+            args.label.as_deref(),
+            &opts,
+            &sched,
+            &args.out,
+            args.level,
+        )?,
+        (None, false) => {
+            let spec = WorkloadSpec {
+                program: args.command[0].clone(),
+                args: args.command[1..].to_vec(),
+                env: args.env.clone(),
+                cwd: args.cwd.clone(),
+                log: args.log.clone(),
+                wait_exit: args.wait_exit,
+            };
+            let label = args.label.clone().unwrap_or_else(|| {
+                PathBuf::from(&spec.program)
+                    .file_name()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            });
+            session::run_workload(&spec, &label, &opts, &sched, &args.out, args.level)
+                .with_context(|| format!("capturing workload {:?}", spec.program))?
+        }
+        (Some(_), false) => bail!("give either --pid or a command after --, not both"),
+        (None, true) => {
+            bail!("nothing to capture: give --pid PID or a command after -- (see --help)")
+        }
+    };
+    print_report(&args, &report)?;
+    if report.end_reason == "interrupted" {
+        // The snapshot is finalized; exit like an interrupted command.
+        std::process::exit(130);
+    }
+    if report.header.samples == 0 {
+        bail!(
+            "no sample was taken ({}); {} is a valid but empty snapshot",
+            report.end_reason,
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
+fn print_report(args: &CaptureArgs, r: &SessionReport) -> anyhow::Result<()> {
+    let h = &r.header;
+    let c = &h.counts;
+    eprintln!(
+        "cannery: {} sample(s) -> {}: {} pages stored, {} scanned, {} zero, {} same-filled, {} duplicate, {} unreadable, {} sampled out, {} redacted ({})",
+        h.samples,
+        args.out.display(),
+        c.stored,
+        c.scanned,
+        c.zero,
+        c.same_filled,
+        c.duplicate,
+        c.unreadable,
+        c.sampled_out,
+        c.redacted,
+        r.end_reason
+    );
+    if h.meta.freeze {
+        eprintln!(
+            "cannery: freeze pause: longest {:.2} ms, total {:.2} ms (stated maximum {} ms)",
+            h.pause_max_ns as f64 / 1e6,
+            h.pause_total_ns as f64 / 1e6,
+            h.meta.max_pause_ms
+        );
+    }
+    for s in &r.samples {
+        if s.pause_limited {
+            eprintln!("cannery: warning: a process was released at the --max-pause limit before it was fully read");
+        }
+        for (pid, why) in &s.skipped {
+            eprintln!("cannery: warning: skipped process {pid}: {why}");
+        }
+    }
+    if let Some(st) = &r.exit_status {
+        eprintln!(
+            "cannery: workload {}{}",
+            session::describe_status(st),
+            if r.killed {
+                " (stopped after the last sample)"
+            } else {
+                ""
+            }
+        );
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(h)?);
+    }
+    Ok(())
+}
