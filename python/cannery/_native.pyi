@@ -6,7 +6,7 @@ sources only.
 """
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar, Literal, Union, final
 
 import numpy as np
@@ -30,6 +30,10 @@ __all__ = [
     "compress_page",
     "decompress_page",
     "compressed_sizes",
+    "PageFile",
+    "open_pages",
+    "open_corpus",
+    "capture",
     "export_kernel_header",
     "import_kernel_header",
 ]
@@ -123,3 +127,36 @@ def export_kernel_header(
     path: _Path | None = None,
 ) -> str: ...
 def import_kernel_header(text: str) -> Table: ...
+
+@final
+class PageFile:
+    @property
+    def path(self) -> str: ...
+    @property
+    def header(self) -> dict[str, Any]: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __next__(self) -> Any: ...
+    def read_all(self) -> bytes: ...
+    def to_numpy(self) -> npt.NDArray[np.uint8]: ...
+
+def open_pages(path: _Path, *, numpy: bool = False) -> PageFile: ...
+def open_corpus(path: _Path) -> dict[str, list[str]]: ...
+def capture(
+    pid: int,
+    out: _Path,
+    *,
+    samples: int = 1,
+    interval: float = 1.0,
+    label: str | None = None,
+    children: bool = False,
+    freeze: bool = False,
+    max_pause: float = 0.5,
+    dedup: bool = False,
+    max_pages: int | None = None,
+    sample_rate: float = 1.0,
+    seed: int = ...,
+    redact_secrets: bool = False,
+    file_private: bool = False,
+    level: int = 9,
+) -> dict[str, Any]: ...

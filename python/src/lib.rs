@@ -8,7 +8,9 @@
 //! are `cannery/_native.pyi`.
 
 mod buffer;
+mod capture;
 mod codec;
+mod corpus;
 mod errors;
 mod export;
 mod table;
@@ -25,6 +27,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(codec::compress_page, m)?)?;
     m.add_function(wrap_pyfunction!(codec::decompress_page, m)?)?;
     m.add_function(wrap_pyfunction!(codec::compressed_sizes, m)?)?;
+    m.add_class::<corpus::PyPageFile>()?;
+    m.add_function(wrap_pyfunction!(corpus::open_pages, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::open_corpus, m)?)?;
+    m.add_function(wrap_pyfunction!(capture::capture, m)?)?;
     m.add_function(wrap_pyfunction!(export::export_kernel_header, m)?)?;
     m.add_function(wrap_pyfunction!(export::import_kernel_header, m)?)?;
     Ok(())

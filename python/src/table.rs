@@ -274,13 +274,23 @@ impl PyTable {
     #[getter]
     fn litlen_lengths(&self) -> Vec<u32> {
         // u32, not u8: PyO3 turns a Vec<u8> into `bytes`; analysts get a list.
-        self.inner.lengths().litlen.iter().map(|&l| l.into()).collect()
+        self.inner
+            .lengths()
+            .litlen
+            .iter()
+            .map(|&l| l.into())
+            .collect()
     }
 
     /// The 30 distance code lengths (0 = no code).
     #[getter]
     fn dist_lengths(&self) -> Vec<u32> {
-        self.inner.lengths().dist.iter().map(|&l| l.into()).collect()
+        self.inner
+            .lengths()
+            .dist
+            .iter()
+            .map(|&l| l.into())
+            .collect()
     }
 
     /// The implied dynamic block header (BFINAL=1, BTYPE=2), zero-padded to
