@@ -4,4 +4,4 @@
 source "$(dirname "$0")/common.sh"
 PY="$(command -v python3)"
 "$CANNERY" capture --label python-etl --out "$(out_file python-etl)" "${CAPTURE_FLAGS[@]}" \
-  --count 6 --interval 8s --log "$WORK/log" -- "$PY" "$REPO/corpora/workloads/python-etl.py" 90
+  --count 6 --interval 10s --log "$WORK/log" -- "$PY" "$REPO/corpora/workloads/python-etl.py" 120

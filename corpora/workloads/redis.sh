@@ -6,10 +6,15 @@ source "$(dirname "$0")/common.sh"
 command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; }
 PORT=6390
 "$CANNERY" capture --label redis --out "$(out_file redis)" "${CAPTURE_FLAGS[@]}" \
-  --count 6 --interval 5s --log "$WORK/log" \
+  --count 8 --interval 5s --log "$WORK/log" \
   -- "$(command -v redis-server)" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no &
 CAP=$!
 for _ in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
-python3 "$REPO/corpora/workloads/redis-load.py" | redis-cli -p "$PORT" --pipe >/dev/null
-for i in $(seq 20); do redis-cli -p "$PORT" zrevrange board:global 0 9 >/dev/null 2>&1 || true; sleep 1; done
+# Load in batches over the whole capture, so every sample sees new data.
+for batch in 0 1 2 3 4 5; do
+  python3 "$REPO/corpora/workloads/redis-load.py" $((batch * 40000)) 40000 \
+    | redis-cli -p "$PORT" --pipe >/dev/null 2>&1 || true
+  redis-cli -p "$PORT" zrevrange board:global 0 9 >/dev/null 2>&1 || true
+  sleep 4
+done
 wait "$CAP"
