@@ -155,7 +155,7 @@ def capture(
     dedup: bool = False,
     max_pages: int | None = None,
     sample_rate: float = 1.0,
-    seed: int = ...,
+    seed: int = 828927532781,
     redact_secrets: bool = False,
     file_private: bool = False,
     level: int = 9,

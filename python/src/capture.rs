@@ -21,6 +21,11 @@ use pyo3::prelude::*;
 
 use crate::errors::{error, invalid, Kind};
 
+// The signature spells the crate's defaults as literals so Python's
+// `inspect.signature` (and stubtest) can see them; these keep them in step.
+const _: () = assert!(DEFAULT_SEED == 828927532781);
+const _: () = assert!(DEFAULT_LEVEL == 9);
+
 fn capture_error(e: cannery_capture::Error) -> PyErr {
     match e.kind() {
         ErrorKind::NotFound => PyFileNotFoundError::new_err(e.to_string()),
@@ -81,7 +86,7 @@ impl Drop for SavedHandlers {
 #[pyfunction]
 #[pyo3(signature = (pid, out, *, samples=1, interval=1.0, label=None, children=false,
     freeze=false, max_pause=0.5, dedup=false, max_pages=None, sample_rate=1.0,
-    seed=DEFAULT_SEED, redact_secrets=false, file_private=false, level=DEFAULT_LEVEL))]
+    seed=828927532781, redact_secrets=false, file_private=false, level=9))]
 #[allow(clippy::too_many_arguments)]
 pub fn capture<'py>(
     py: Python<'py>,
