@@ -32,6 +32,8 @@ enum Command {
     /// Inspect corpora: info, scan-secrets.
     #[command(subcommand)]
     Corpus(cli::corpus::CorpusCommand),
+    /// Replay a corpus as zswap stores and loads it, through the batch path.
+    ZswapSim(cli::zswap_sim::ZswapSimArgs),
 }
 
 fn main() {
@@ -43,6 +45,7 @@ fn main() {
         Command::Export(cmd) => cli::export::run(cmd),
         Command::Capture(args) => cli::capture::run(*args),
         Command::Corpus(cmd) => cli::corpus::run(cmd),
+        Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
     };
     if let Err(err) = result {
         eprintln!("cannery: {err:#}");

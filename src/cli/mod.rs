@@ -6,6 +6,7 @@ pub mod codec;
 pub mod corpus;
 pub mod export;
 pub mod table;
+pub mod zswap_sim;
 
 use std::path::Path;
 

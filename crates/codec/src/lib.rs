@@ -12,6 +12,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod bitio;
 pub mod constants;
 pub mod decode;
@@ -23,6 +24,9 @@ pub mod records;
 pub mod table;
 pub mod token;
 
+pub use batch::{
+    BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor, UnitStatus,
+};
 pub use decode::Decoder;
 pub use decode::{CannedDecoder, DecodeError};
 pub use encode::{EncodeError, Encoder, Outcome};

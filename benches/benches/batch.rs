@@ -1,0 +1,141 @@
+//! Per-page latency of the batch path (canned IAA format, kernel-2024 table,
+//! level fast): compression and decompression batches of 1, 2, 4, 8, 16 and
+//! 32 units on 1 and 2 engines, next to the plain single-page calls that
+//! batch 1 must not be slower than.
+//!
+//! Each criterion iteration is one page, so the times criterion prints are
+//! per-page latencies (a batch's time divided by its units). Pages come from
+//! `CANNERY_BENCH_PAGES` (a raw `.pages` file) or the synthetic mix of
+//! `cannery_benches::pages`. Run briefly with:
+//! `cargo bench -p cannery-benches --bench batch -- --warm-up-time 1 --measurement-time 3`
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use cannery_benches::{pages, PAGE_SIZE};
+use cannery_codec::batch::{BatchCompressor, BatchDecompressor};
+use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+
+const BATCHES: [usize; 6] = [1, 2, 4, 8, 16, 32];
+const ENGINES: [usize; 2] = [1, 2];
+/// Pages cycled through; a multiple of every batch size.
+const N: usize = 256;
+
+fn encoder(table: &Table) -> Encoder {
+    Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(table)).expect("kernel table encodes")
+}
+
+fn decoder(table: &Table) -> Decoder {
+    Decoder::new(Mode::Canned, Format::Iaa, Some(table)).expect("canned decoder")
+}
+
+/// Scales a run of whole batches to the `iters` pages criterion asked for.
+fn per_page(elapsed: Duration, iters: u64, pages_done: u64) -> Duration {
+    elapsed.mul_f64(iters as f64 / pages_done as f64)
+}
+
+fn compress(c: &mut Criterion) {
+    let pages = pages(N).expect("bench pages");
+    let table = Table::kernel_2024();
+    let mut g = c.benchmark_group("batch/compress");
+
+    let mut plain = encoder(&table);
+    let mut out = Vec::with_capacity(2 * PAGE_SIZE);
+    let mut i = 0;
+    g.bench_function("plain", |b| {
+        b.iter(|| {
+            let r = plain.compress(black_box(&pages[i % N]), &mut out);
+            i += 1;
+            black_box(r)
+        })
+    });
+
+    for engines in ENGINES {
+        for batch in BATCHES {
+            let codecs = (0..engines).map(|_| encoder(&table)).collect();
+            let mut bc = BatchCompressor::new(batch, codecs).expect("batch");
+            let mut k = 0;
+            g.bench_with_input(
+                BenchmarkId::new(format!("engines{engines}"), batch),
+                &batch,
+                |b, &batch| {
+                    b.iter_custom(|iters| {
+                        let calls = iters.div_ceil(batch as u64);
+                        let start = Instant::now();
+                        for _ in 0..calls {
+                            let base = (k * batch) % N;
+                            k += 1;
+                            let units = pages[base..base + batch].iter().map(|p| &p[..]);
+                            black_box(bc.compress(units).expect("batch call").len());
+                        }
+                        per_page(start.elapsed(), iters, calls * batch as u64)
+                    })
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+fn decompress(c: &mut Criterion) {
+    let pages = pages(N).expect("bench pages");
+    let table = Table::kernel_2024();
+    let mut enc = encoder(&table);
+    let mut compressed = Vec::new();
+    for p in &pages {
+        let mut out = Vec::new();
+        if let Ok(Outcome::Compressed(n)) = enc.compress(p, &mut out) {
+            out.truncate(n);
+            compressed.push(out);
+        }
+    }
+    assert!(!compressed.is_empty(), "no bench page compresses");
+    // Cycle the compressible pages' streams up to N.
+    let streams: Vec<&[u8]> = (0..N)
+        .map(|i| &compressed[i % compressed.len()][..])
+        .collect();
+    let mut g = c.benchmark_group("batch/decompress");
+
+    let plain = decoder(&table);
+    let mut page = vec![0u8; PAGE_SIZE];
+    let mut i = 0;
+    g.bench_function("plain", |b| {
+        b.iter(|| {
+            let r = plain.decompress(black_box(streams[i % N]), &mut page);
+            i += 1;
+            black_box(r)
+        })
+    });
+
+    for engines in ENGINES {
+        for batch in BATCHES {
+            let codecs = (0..engines).map(|_| decoder(&table)).collect();
+            let mut bd = BatchDecompressor::new(batch, codecs).expect("batch");
+            let mut out = vec![0u8; batch * PAGE_SIZE];
+            let mut k = 0;
+            g.bench_with_input(
+                BenchmarkId::new(format!("engines{engines}"), batch),
+                &batch,
+                |b, &batch| {
+                    b.iter_custom(|iters| {
+                        let calls = iters.div_ceil(batch as u64);
+                        let start = Instant::now();
+                        for _ in 0..calls {
+                            let base = (k * batch) % N;
+                            k += 1;
+                            let units = streams[base..base + batch].iter().copied();
+                            let r = bd.decompress(units, &mut out).expect("batch call");
+                            black_box(r.len());
+                        }
+                        per_page(start.elapsed(), iters, calls * batch as u64)
+                    })
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, compress, decompress);
+criterion_main!(benches);

@@ -1,0 +1,127 @@
+//! The batch path allocates nothing per unit in steady state: after a
+//! warm-up call, compression and decompression batches make no heap
+//! allocation at all in fixed and canned modes (canned decoding too), and
+//! otherwise exactly as many as the plain single-page calls on the same
+//! pages (the dynamic encoder builds a table per page; the deflate inflater
+//! builds decode tables per dynamic block). Counted with a global allocator
+//! over all threads, so the engines' worker threads are included.
+//!
+//! With worker threads, std's channels allocate once per channel side the
+//! first time that side blocks (the waker's entry list grows from empty and
+//! keeps its capacity); whether that first block falls in the warm-up is a
+//! matter of timing, so up to 4 such one-time allocations per worker are
+//! allowed. Each measured window covers 1280 units, so per-unit allocation
+//! would show as at least 1280.
+//!
+//! One test function only: the counter is process-wide, and parallel tests
+//! would add their own allocations.
+
+use std::alloc::System;
+
+use cannery_benches::{pages, PAGE_SIZE};
+use cannery_codec::batch::{BatchCompressor, BatchDecompressor};
+use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const ROUNDS: usize = 20;
+
+fn allocations(f: impl FnOnce()) -> usize {
+    let region = Region::new(GLOBAL);
+    f();
+    region.change().allocations + region.change().reallocations
+}
+
+#[test]
+fn batches_allocate_nothing_per_unit() {
+    let table = Table::kernel_2024();
+    let pages = pages(64).unwrap();
+    let units = || pages.iter().map(|p| &p[..]);
+    for (mode, format) in [
+        (Mode::Canned, Format::Iaa),
+        (Mode::Fixed, Format::Deflate),
+        (Mode::Dynamic, Format::Deflate),
+    ] {
+        let enc = || Encoder::new(mode, format, Level::Fast, Some(&table)).unwrap();
+        let dec = || Decoder::new(mode, format, Some(&table)).unwrap();
+        for engines in [1, 2, 3] {
+            for batch in [1, 8, 32] {
+                let mut bc =
+                    BatchCompressor::new(batch, (0..engines).map(|_| enc()).collect()).unwrap();
+                let mut bd =
+                    BatchDecompressor::new(batch, (0..engines).map(|_| dec()).collect()).unwrap();
+                let mut plain = enc();
+                let mut out = Vec::with_capacity(2 * PAGE_SIZE);
+
+                // Streams to decompress, and a warm-up of every buffer.
+                let mut streams = Vec::new();
+                for p in &pages {
+                    if let Ok(Outcome::Compressed(n)) = plain.compress(p, &mut out) {
+                        streams.push(out[..n].to_vec());
+                    }
+                }
+                let mut folio = vec![0u8; batch * PAGE_SIZE];
+                let all: Vec<&[u8]> = units().collect();
+                for chunk in all.chunks(batch) {
+                    bc.compress(chunk.iter().copied()).unwrap();
+                }
+                for chunk in streams.chunks(batch) {
+                    bd.decompress(chunk.iter().map(|s| &s[..]), &mut folio)
+                        .unwrap();
+                }
+
+                let plain_allocs = allocations(|| {
+                    for _ in 0..ROUNDS {
+                        for p in &pages {
+                            plain.compress(p, &mut out).unwrap();
+                        }
+                    }
+                });
+                let batch_allocs = allocations(|| {
+                    for _ in 0..ROUNDS {
+                        for chunk in all.chunks(batch) {
+                            bc.compress(chunk.iter().copied()).unwrap();
+                        }
+                    }
+                });
+                let what = format!("{mode} {format} engines {engines} batch {batch}");
+                let slack = 4 * (engines - 1);
+                assert!(batch_allocs >= plain_allocs, "compress, {what}");
+                assert!(
+                    batch_allocs <= plain_allocs + slack,
+                    "compress, {what}: {batch_allocs} allocations, plain calls {plain_allocs}"
+                );
+                if mode != Mode::Dynamic {
+                    assert_eq!(plain_allocs, 0, "plain compress, {what}");
+                }
+                let decode_allocs = allocations(|| {
+                    for _ in 0..ROUNDS {
+                        for chunk in streams.chunks(batch) {
+                            bd.decompress(chunk.iter().map(|s| &s[..]), &mut folio)
+                                .unwrap();
+                        }
+                    }
+                });
+                let plain_dec = dec();
+                let mut page = vec![0u8; PAGE_SIZE];
+                let plain_decode_allocs = allocations(|| {
+                    for _ in 0..ROUNDS {
+                        for s in &streams {
+                            plain_dec.decompress(s, &mut page).unwrap();
+                        }
+                    }
+                });
+                assert!(decode_allocs >= plain_decode_allocs, "decompress, {what}");
+                assert!(
+                    decode_allocs <= plain_decode_allocs + slack,
+                    "decompress, {what}: {decode_allocs} allocations, plain calls {plain_decode_allocs}"
+                );
+                if mode == Mode::Canned {
+                    assert_eq!(plain_decode_allocs, 0, "plain decompress, {what}");
+                }
+            }
+        }
+    }
+}

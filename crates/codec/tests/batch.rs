@@ -1,0 +1,467 @@
+//! The batch path against the single-page calls: every unit's status and
+//! bytes equal the plain call's (every mode, random batch sizes and engine
+//! counts), failing and incompressible units leave their neighbours alone,
+//! folios of mixed sizes, batch-size bounds, and a dying engine.
+//!
+//! Not here: speed (benches/batch.rs) and allocation counting
+//! (benches/tests/no_alloc.rs in the `cannery-benches` package).
+
+use cannery_codec::batch::{
+    BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor, UnitStatus,
+    MAX_BATCH_SIZE,
+};
+use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::{
+    DecodeError, Decoder, EncodeError, Encoder, Format, Level, Mode, Outcome, Table,
+};
+use proptest::prelude::*;
+
+/// Deterministic pseudo-random bytes (xorshift64*).
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
+        })
+        .collect()
+}
+
+/// A page of one of several kinds: 0 random (incompressible), 1 zero,
+/// 2 text-like, 3 sparse words, 4 short (under 4096 bytes), 5 half random.
+fn page(kind: u8, seed: u64) -> Vec<u8> {
+    match kind % 6 {
+        0 => noise(seed, PAGE_SIZE),
+        1 => vec![0; PAGE_SIZE],
+        2 => {
+            let words = [
+                &b"zswap "[..],
+                b"folio ",
+                b"canned ",
+                b"huffman ",
+                b"deflate ",
+                b"page ",
+            ];
+            let r = noise(seed, PAGE_SIZE);
+            let mut p = Vec::with_capacity(PAGE_SIZE);
+            let mut i = 0;
+            while p.len() < PAGE_SIZE {
+                p.extend_from_slice(words[r[i % r.len()] as usize % words.len()]);
+                i += 1;
+            }
+            p.truncate(PAGE_SIZE);
+            p
+        }
+        3 => {
+            let r = noise(seed, PAGE_SIZE / 8);
+            let mut p = vec![0; PAGE_SIZE];
+            for (w, &b) in p.chunks_exact_mut(8).zip(&r) {
+                if b < 40 {
+                    w[0] = b;
+                    w[1] = 0x7f;
+                }
+            }
+            p
+        }
+        4 => noise(seed, 1 + (seed % 4000) as usize)
+            .iter()
+            .map(|b| b & 3)
+            .collect(),
+        _ => {
+            let mut p = noise(seed, PAGE_SIZE);
+            p[..PAGE_SIZE / 2].fill(0x41);
+            p
+        }
+    }
+}
+
+/// The codec configurations under test (Canned needs a table).
+const CONFIGS: [(Mode, Format); 4] = [
+    (Mode::Fixed, Format::Deflate),
+    (Mode::Dynamic, Format::Deflate),
+    (Mode::Canned, Format::Iaa),
+    (Mode::Canned, Format::Deflate),
+];
+
+fn encoder(mode: Mode, format: Format, level: Level) -> Option<Encoder> {
+    Encoder::new(mode, format, level, Some(&Table::kernel_2024())).ok()
+}
+
+fn decoder(mode: Mode, format: Format) -> Decoder {
+    Decoder::new(mode, format, Some(&Table::kernel_2024())).unwrap()
+}
+
+/// The plain single-page results.
+fn single(enc: &mut Encoder, pages: &[Vec<u8>]) -> Vec<(Result<Outcome, EncodeError>, Vec<u8>)> {
+    pages
+        .iter()
+        .map(|p| {
+            let mut out = Vec::new();
+            let r = enc.compress(p, &mut out);
+            (r, out)
+        })
+        .collect()
+}
+
+/// Asserts a batch result equals the single-page results unit by unit.
+fn assert_same(
+    batch: &cannery_codec::batch::CompressedBatch<'_, Encoder>,
+    want: &[(Result<Outcome, EncodeError>, Vec<u8>)],
+) {
+    assert_eq!(batch.len(), want.len());
+    for (i, (r, bytes)) in want.iter().enumerate() {
+        let expected = UnitStatus::from_result(r.clone());
+        assert_eq!(batch.status(i), &expected, "unit {i}");
+        match expected {
+            UnitStatus::Compressed(n) => assert_eq!(batch.data(i), Some(&bytes[..n]), "unit {i}"),
+            _ => assert_eq!(batch.data(i), None, "unit {i}"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn every_unit_equals_the_single_page_call(
+        config in 0..CONFIGS.len(),
+        level in prop_oneof![Just(Level::Fast), Just(Level::Default)],
+        batch_size in 1..=MAX_BATCH_SIZE,
+        engines in 1..=4usize,
+        kinds in proptest::collection::vec((0..6u8, any::<u64>()), 1..=MAX_BATCH_SIZE),
+    ) {
+        let (mode, format) = CONFIGS[config];
+        let Some(mut plain) = encoder(mode, format, level) else {
+            return Err(TestCaseError::reject("configuration not available for this table"));
+        };
+        let n = kinds.len().min(batch_size);
+        let pages: Vec<Vec<u8>> = kinds[..n].iter().map(|&(k, s)| page(k, s)).collect();
+        let want = single(&mut plain, &pages);
+
+        let codecs = (0..engines).map(|_| encoder(mode, format, level).unwrap()).collect();
+        let mut batch = BatchCompressor::new(batch_size, codecs).unwrap();
+        {
+            let r = batch.compress(pages.iter().map(|p| &p[..])).unwrap();
+            assert_same(&r, &want);
+        }
+        // Buffers are reused: a second call, in reverse order, is as exact.
+        let rev: Vec<Vec<u8>> = pages.iter().rev().cloned().collect();
+        let want_rev = single(&mut plain, &rev);
+        let r = batch.compress(rev.iter().map(|p| &p[..])).unwrap();
+        assert_same(&r, &want_rev);
+
+        // Decompression batches of the single-page streams give the pages back.
+        let streams: Vec<&[u8]> = want_rev
+            .iter()
+            .filter_map(|(r, b)| match r {
+                Ok(Outcome::Compressed(n)) => Some(&b[..*n]),
+                _ => None,
+            })
+            .collect();
+        let originals: Vec<&Vec<u8>> = want_rev
+            .iter()
+            .zip(&rev)
+            .filter(|((r, _), _)| matches!(r, Ok(Outcome::Compressed(_))))
+            .map(|(_, p)| p)
+            .collect();
+        let decoders = (0..engines).map(|_| decoder(mode, format)).collect();
+        let mut dbatch = BatchDecompressor::new(batch_size, decoders).unwrap();
+        let mut out = vec![0u8; batch_size * PAGE_SIZE];
+        let d = dbatch.decompress(streams.iter().copied(), &mut out).unwrap();
+        prop_assert_eq!(d.len(), streams.len());
+        for (i, p) in originals.iter().enumerate() {
+            prop_assert_eq!(d.status(i), Ok(p.len()));
+            prop_assert_eq!(&out[i * PAGE_SIZE..i * PAGE_SIZE + p.len()], &p[..]);
+        }
+    }
+}
+
+/// An encoder that fails on units starting with 0xEE (to test error isolation
+/// with a codec error that is not an input-size error).
+struct Picky(Encoder);
+
+#[derive(Debug, PartialEq, Eq)]
+enum PickyError {
+    Refused,
+    Encode(EncodeError),
+}
+
+impl std::fmt::Display for PickyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PickyError::Refused => f.write_str("unit starts with 0xee"),
+            PickyError::Encode(e) => e.fmt(f),
+        }
+    }
+}
+
+impl PageCompressor for Picky {
+    type Error = PickyError;
+    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, PickyError> {
+        if unit.first() == Some(&0xEE) {
+            return Err(PickyError::Refused);
+        }
+        self.0.compress(unit, out).map_err(PickyError::Encode)
+    }
+}
+
+#[test]
+fn failures_and_incompressible_units_do_not_disturb_neighbours() {
+    let text = page(2, 1);
+    let random = page(0, 2);
+    let zero = page(1, 3);
+    let oversize = vec![7u8; PAGE_SIZE + 1];
+    let mut picky_page = page(2, 4);
+    picky_page[0] = 0xEE;
+    let sparse = page(3, 5);
+    let units: [&[u8]; 7] = [
+        &text,
+        &random,
+        &zero,
+        &oversize,
+        &picky_page,
+        &sparse,
+        &text,
+    ];
+
+    let mut plain = encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
+    for engines in 1..=4 {
+        let codecs = (0..engines)
+            .map(|_| Picky(encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap()))
+            .collect();
+        let mut b = BatchCompressor::new(8, codecs).unwrap();
+        let r = b.compress(units).unwrap();
+        assert_eq!(r.len(), 7);
+        assert_eq!(r.status(1), &UnitStatus::Incompressible, "random page");
+        assert_eq!(
+            r.status(3),
+            &UnitStatus::Failed(PickyError::Encode(EncodeError::InputTooLarge {
+                len: PAGE_SIZE + 1
+            }))
+        );
+        assert_eq!(r.status(4), &UnitStatus::Failed(PickyError::Refused));
+        assert!(!r.all_compressed());
+        for i in [0, 2, 5, 6] {
+            let mut out = Vec::new();
+            let Outcome::Compressed(n) = plain.compress(units[i], &mut out).unwrap() else {
+                panic!("unit {i} should compress");
+            };
+            assert_eq!(
+                r.status(i),
+                &UnitStatus::Compressed(n),
+                "engines {engines} unit {i}"
+            );
+            assert_eq!(r.data(i), Some(&out[..n]), "engines {engines} unit {i}");
+        }
+    }
+}
+
+#[test]
+fn corrupt_streams_do_not_disturb_neighbours_on_decompress() {
+    let mut enc = encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
+    let text = page(2, 11);
+    let zero = page(1, 12);
+    let short = page(4, 13);
+    let compress = |enc: &mut Encoder, p: &[u8]| {
+        let mut out = Vec::new();
+        match enc.compress(p, &mut out).unwrap() {
+            Outcome::Compressed(n) => out[..n].to_vec(),
+            Outcome::Incompressible => panic!("test page should compress"),
+        }
+    };
+    let good_text = compress(&mut enc, &text);
+    let good_zero = compress(&mut enc, &zero);
+    let good_short = compress(&mut enc, &short);
+    let truncated = good_text[..good_text.len() / 2].to_vec();
+    let garbage = noise(99, 700);
+    let mut trailing = good_zero.clone();
+    trailing.extend_from_slice(&[0xff; 3]);
+    let streams: [&[u8]; 8] = [
+        &good_text,
+        &truncated,
+        &good_zero,
+        &garbage,
+        &[],
+        &good_short,
+        &trailing,
+        &good_text,
+    ];
+    let want: [Option<&[u8]>; 8] = [
+        Some(&text),
+        None,
+        Some(&zero),
+        None,
+        None,
+        Some(&short),
+        None,
+        Some(&text),
+    ];
+    let plain = decoder(Mode::Canned, Format::Iaa);
+    for engines in 1..=3 {
+        let codecs = (0..engines)
+            .map(|_| decoder(Mode::Canned, Format::Iaa))
+            .collect();
+        let mut b = BatchDecompressor::new(8, codecs).unwrap();
+        let mut out = vec![0xA5u8; 8 * PAGE_SIZE];
+        let r = b.decompress(streams, &mut out).unwrap();
+        assert!(!r.all_ok());
+        for (i, s) in streams.iter().enumerate() {
+            let mut single = vec![0u8; PAGE_SIZE];
+            let expected: Result<usize, DecodeError> = plain.decompress(s, &mut single);
+            assert_eq!(
+                r.status(i),
+                expected.as_ref().copied(),
+                "engines {engines} stream {i}"
+            );
+            match want[i] {
+                Some(p) => {
+                    assert_eq!(r.status(i), Ok(p.len()));
+                    let slot = &out[i * PAGE_SIZE..i * PAGE_SIZE + p.len()];
+                    assert_eq!(slot, p, "engines {engines} stream {i}");
+                }
+                None => assert!(r.status(i).is_err(), "engines {engines} stream {i}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn folios_of_mixed_sizes() {
+    let mut plain = encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
+    let codecs = (0..2)
+        .map(|_| encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap())
+        .collect();
+    let mut b = BatchCompressor::new(16, codecs).unwrap();
+    let mut seed = 0;
+    // 4k, 16k, 32k, 64k, 16k, 4k folios through one batch object.
+    for pages_in_folio in [1usize, 4, 8, 16, 4, 1] {
+        let pages: Vec<Vec<u8>> = (0..pages_in_folio)
+            .map(|_| {
+                seed += 1;
+                page((seed % 6) as u8, seed)
+            })
+            .filter(|p| p.len() == PAGE_SIZE)
+            .collect();
+        let folio: Vec<u8> = pages.concat();
+        let want = single(&mut plain, &pages);
+        let r = b.compress_folio(&folio).unwrap();
+        assert_same(&r, &want);
+    }
+    // A 68 KiB folio does not fit a batch of 16.
+    let big = vec![1u8; 17 * PAGE_SIZE];
+    assert_eq!(
+        b.compress_folio(&big).unwrap_err(),
+        BatchError::TooManyUnits {
+            given: 17,
+            batch_size: 16
+        }
+    );
+    // The batch object still works after a rejected call.
+    let r = b.compress_folio(&big[..PAGE_SIZE * 2]).unwrap();
+    assert_eq!(r.len(), 2);
+}
+
+#[test]
+fn batch_size_bounds_have_clear_errors() {
+    let enc = || encoder(Mode::Fixed, Format::Deflate, Level::Fast).unwrap();
+    for bad in [0, 33, 1000] {
+        let e = BatchCompressor::new(bad, vec![enc()]).unwrap_err();
+        assert_eq!(e, BatchError::BatchSize(bad));
+        assert_eq!(
+            e.to_string(),
+            format!("batch size {bad} is out of range: it must be between 1 and 32")
+        );
+        let e = BatchDecompressor::new(bad, vec![decoder(Mode::Fixed, Format::Deflate)]);
+        assert_eq!(e.unwrap_err(), BatchError::BatchSize(bad));
+    }
+    assert_eq!(
+        BatchCompressor::<Encoder>::new(8, vec![]).unwrap_err(),
+        BatchError::NoEngines
+    );
+
+    let mut b = BatchCompressor::new(8, vec![enc(), enc()]).unwrap();
+    let pages = vec![vec![3u8; 100]; 9];
+    let e = b.compress(pages.iter().map(|p| &p[..])).unwrap_err();
+    assert_eq!(
+        e,
+        BatchError::TooManyUnits {
+            given: 9,
+            batch_size: 8
+        }
+    );
+    assert_eq!(e.to_string(), "9 units were given but the batch size is 8");
+    // Exactly the batch size, and an empty batch, are fine.
+    assert_eq!(
+        b.compress(pages[..8].iter().map(|p| &p[..])).unwrap().len(),
+        8
+    );
+    assert!(b.compress(std::iter::empty()).unwrap().is_empty());
+
+    let mut d = BatchDecompressor::new(4, vec![decoder(Mode::Fixed, Format::Deflate)]).unwrap();
+    let mut out = vec![0u8; 2 * PAGE_SIZE];
+    let streams: [&[u8]; 3] = [&[3, 0], &[3, 0], &[3, 0]];
+    let e = d.decompress(streams, &mut out).unwrap_err();
+    assert_eq!(
+        e,
+        BatchError::OutputTooSmall {
+            units: 3,
+            bytes: 2 * PAGE_SIZE
+        }
+    );
+    let r = d
+        .decompress(streams[..2].iter().copied(), &mut out)
+        .unwrap();
+    assert_eq!(r.iter().collect::<Vec<_>>(), vec![Ok(0), Ok(0)]);
+}
+
+/// A compressor that panics on units starting with 0xFF.
+struct Panicky;
+
+impl PageCompressor for Panicky {
+    type Error = String;
+    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, String> {
+        assert!(unit.first() != Some(&0xFF), "test codec refuses 0xff");
+        out.clear();
+        out.push(1);
+        Ok(Outcome::Compressed(1))
+    }
+}
+
+#[test]
+fn a_dead_engine_is_a_typed_error_not_a_hang() {
+    let mut b = BatchCompressor::new(4, vec![Panicky, Panicky]).unwrap();
+    let ok = [1u8; 8];
+    let bad = [0xFFu8; 8];
+    assert!(b.compress([&ok[..], &ok]).unwrap().all_compressed());
+    // Units 2 and 3 go to engine 1, which dies on unit 3.
+    let e = b.compress([&ok[..], &ok, &ok, &bad]).unwrap_err();
+    assert_eq!(e, BatchError::EngineLost(1));
+    assert_eq!(
+        b.compress([&ok[..]]).unwrap_err(),
+        BatchError::EngineLost(1)
+    );
+    drop(b); // joins the surviving threads without hanging
+}
+
+/// Decoder as a [`PageDecompressor`] equals [`Decoder::decompress`].
+#[test]
+fn traits_are_the_plain_calls() {
+    let mut enc = encoder(Mode::Dynamic, Format::Deflate, Level::Default).unwrap();
+    let p = page(2, 77);
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    let ra = enc.compress(&p, &mut a);
+    let rb = enc.compress_page(&p, &mut b);
+    assert_eq!(ra, rb);
+    assert_eq!(a, b);
+    let mut dec = decoder(Mode::Dynamic, Format::Deflate);
+    let mut o1 = vec![0; PAGE_SIZE];
+    let mut o2 = vec![0; PAGE_SIZE];
+    assert_eq!(
+        dec.decompress(&a, &mut o1),
+        dec.decompress_page(&a, &mut o2)
+    );
+    assert_eq!(o1, o2);
+}

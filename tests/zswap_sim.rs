@@ -1,0 +1,259 @@
+//! `cannery zswap-sim` end to end on tiny hand-made corpora: exact pool
+//! accounting under the documented zsmalloc model (same-filled pages take
+//! nothing, raw pages the 4096 class, a small compressed page its 16-byte
+//! class after the 8-byte handle), both incompressible-page policies, the
+//! batch-size sweep, every compressor, and clear errors on bad input.
+
+use std::path::Path;
+use std::process::Command;
+
+use cannery_codec::{Encoder, Format, Level, Mode, Outcome};
+use serde_json::Value;
+
+const PAGE: usize = 4096;
+
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
+        })
+        .collect()
+}
+
+/// Same-filled (an 8-byte word repeated), random, and "abc" repeated.
+fn three_pages() -> [Vec<u8>; 3] {
+    let same: Vec<u8> = (0..PAGE).map(|i| [1, 2, 3, 4, 5, 6, 7, 8][i % 8]).collect();
+    let random = noise(42, PAGE);
+    let abc: Vec<u8> = (0..PAGE).map(|i| b"abc"[i % 3]).collect();
+    [same, random, abc]
+}
+
+fn write_corpus(dir: &Path, pages: &[Vec<u8>]) -> std::path::PathBuf {
+    let path = dir.join("tiny.pages");
+    std::fs::write(&path, pages.concat()).unwrap();
+    path
+}
+
+fn sim(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cannery"))
+        .arg("zswap-sim")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn sim_json(args: &[&str]) -> Value {
+    let (ok, stdout, stderr) = sim(args);
+    assert!(ok, "zswap-sim failed: {stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+/// The small zsmalloc classes by hand: object + 8-byte handle rounded up to
+/// 32 + 16k; (class, pages per zspage). 32 and 64 divide 4096; 48 fills 3
+/// pages exactly. None of these is merged.
+fn small_class(len: usize) -> (u64, u64) {
+    match len + 8 {
+        0..=32 => (32, 1),
+        33..=48 => (48, 3),
+        49..=64 => (64, 1),
+        n => panic!("test page compressed to {n} bytes with handle; pick a smaller page"),
+    }
+}
+
+fn fixed_len(page: &[u8]) -> usize {
+    let mut e = Encoder::new(Mode::Fixed, Format::Deflate, Level::Fast, None).unwrap();
+    let mut out = Vec::new();
+    match e.compress(page, &mut out).unwrap() {
+        Outcome::Compressed(n) => n,
+        Outcome::Incompressible => panic!("abc page should compress"),
+    }
+}
+
+#[test]
+fn three_page_corpus_exact_pool_accounting() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = three_pages();
+    let corpus = write_corpus(dir.path(), &pages);
+    let (class, zspage_pages) = small_class(fixed_len(&pages[2]));
+
+    let v = sim_json(&[
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--mode",
+        "fixed",
+        "--folio",
+        "4k",
+        "--compress-batch",
+        "2",
+        "--engines",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(v["pages"], 3);
+    assert_eq!(v["policy"], "store-raw");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0];
+    assert_eq!(r["compress_batch"], 2);
+    assert_eq!(r["decompress_batch"], 2);
+    assert_eq!(r["same_filled_pages"], 1);
+    assert_eq!(r["compressed_pages"], 1);
+    assert_eq!(r["incompressible_pages"], 1);
+    assert_eq!(r["raw_pages"], 1);
+    assert_eq!(r["rejected_pages"], 0);
+    assert_eq!(r["mismatches"], 0);
+    // The raw page: 4096 + 8 clamps to the 4096 class, one page per zspage.
+    assert_eq!(r["pool_bytes"], 4096 + class);
+    assert_eq!(r["zspage_bytes"], 4096 + zspage_pages * 4096);
+    let ratio = r["effective_ratio"].as_f64().unwrap();
+    assert!((ratio - 3.0 * 4096.0 / (4096 + class) as f64).abs() < 1e-9);
+    for key in ["store_p50_ns", "store_p99_ns", "load_p50_ns", "load_p99_ns"] {
+        assert!(r[key].as_u64().unwrap() > 0, "{key}");
+    }
+    assert!(r["store_p99_ns"].as_u64() >= r["store_p50_ns"].as_u64());
+}
+
+#[test]
+fn reject_policy_rejects_pages_or_whole_folios() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = three_pages();
+    let corpus = write_corpus(dir.path(), &pages);
+    let (class, _) = small_class(fixed_len(&pages[2]));
+    let base = [
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--mode",
+        "fixed",
+        "--compress-batch",
+        "4",
+        "--reject-incompressible",
+        "--json",
+    ];
+
+    // 4 KiB folios: only the random page is rejected.
+    let mut args = base.to_vec();
+    args.extend(["--folio", "4k"]);
+    let v = sim_json(&args);
+    assert_eq!(v["policy"], "reject-folio");
+    let r = &v["runs"][0];
+    assert_eq!(r["rejected_pages"], 1);
+    assert_eq!(r["raw_pages"], 0);
+    assert_eq!(r["pool_bytes"], class);
+    let ratio = r["effective_ratio"].as_f64().unwrap();
+    assert!((ratio - 2.0 * 4096.0 / class as f64).abs() < 1e-9);
+
+    // One 16 KiB folio holds all three pages: its store fails as a whole.
+    let mut args = base.to_vec();
+    args.extend(["--folio", "16k"]);
+    let v = sim_json(&args);
+    let r = &v["runs"][0];
+    assert_eq!(r["rejected_pages"], 3);
+    assert_eq!(r["same_filled_pages"], 0);
+    assert_eq!(r["pool_bytes"], 0);
+    assert!(r["effective_ratio"].is_null());
+    assert_eq!(r["mismatches"], 0);
+}
+
+#[test]
+fn sweep_runs_every_batch_size_and_every_compressor_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    // A directory corpus: two files in a sub-directory, 40 pages in all.
+    let sub = dir.path().join("workload");
+    std::fs::create_dir(&sub).unwrap();
+    let mut all = Vec::new();
+    for i in 0..40u64 {
+        let p = match i % 4 {
+            0 => vec![0u8; PAGE],
+            1 => noise(i, PAGE),
+            _ => {
+                let mut p = noise(i, PAGE);
+                for (k, b) in p.iter_mut().enumerate() {
+                    if k % 64 < 48 {
+                        *b = (k / 64) as u8;
+                    }
+                }
+                p
+            }
+        };
+        all.push(p);
+    }
+    std::fs::write(sub.join("a.pages"), all[..24].concat()).unwrap();
+    std::fs::write(sub.join("b.pages"), all[24..].concat()).unwrap();
+    let corpus = dir.path().to_str().unwrap();
+
+    let mut pools = Vec::new();
+    for (mode, table) in [
+        ("canned", Some("kernel-2024")),
+        ("fixed", None),
+        ("dynamic", None),
+        ("zstd", None),
+        ("lz4", None),
+    ] {
+        let mut args = vec![
+            "--corpus", corpus, "--mode", mode, "--folio", "mixed", "--json",
+        ];
+        if let Some(t) = table {
+            args.extend(["--table", t]);
+        }
+        let v = sim_json(&args);
+        assert_eq!(v["files"], 2);
+        assert_eq!(v["pages"], 40);
+        let runs = v["runs"].as_array().unwrap();
+        let sizes: Vec<u64> = runs
+            .iter()
+            .map(|r| r["compress_batch"].as_u64().unwrap())
+            .collect();
+        assert_eq!(sizes, [1, 2, 4, 8, 16, 32], "{mode}");
+        for r in runs {
+            assert_eq!(r["mismatches"], 0, "{mode}");
+            assert_eq!(r["same_filled_pages"], 10, "{mode}");
+            // Output does not depend on the batch size.
+            assert_eq!(r["pool_bytes"], runs[0]["pool_bytes"], "{mode}");
+            // Mixed folios hold at most 16 pages, so no store call has more.
+            assert!(r["max_units_per_store_call"].as_u64().unwrap() <= 16);
+        }
+        pools.push(runs[0]["pool_bytes"].as_u64().unwrap());
+    }
+    assert!(pools.iter().all(|&p| p > 0 && p < 30 * 4096));
+}
+
+#[test]
+fn bad_input_gives_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.pages");
+    std::fs::write(&odd, vec![0u8; PAGE + 1]).unwrap();
+    let (ok, _, err) = sim(&["--corpus", odd.to_str().unwrap(), "--mode", "fixed"]);
+    assert!(!ok);
+    assert!(err.contains("not a multiple of 4096"), "{err}");
+
+    let good = write_corpus(dir.path(), &three_pages());
+    let (ok, _, err) = sim(&["--corpus", good.to_str().unwrap(), "--mode", "canned"]);
+    assert!(!ok);
+    assert!(err.contains("canned mode needs --table"), "{err}");
+
+    let (ok, _, err) = sim(&[
+        "--corpus",
+        good.to_str().unwrap(),
+        "--mode",
+        "fixed",
+        "--compress-batch",
+        "33",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("33"), "{err}");
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (ok, _, err) = sim(&["--corpus", empty.to_str().unwrap(), "--mode", "lz4"]);
+    assert!(!ok);
+    assert!(err.contains("no snapshot or .pages files"), "{err}");
+}
