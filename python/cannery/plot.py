@@ -75,7 +75,10 @@ def ratio_by_mode(
     ax.set_ylabel(value.replace("_", " "))
     ax.set_title(f"{value.replace('_', ' ')} by mode per workload")
     ax.axhline(1.0, color="grey", linewidth=0.8)
-    ax.legend(fontsize="small", ncol=min(4, max(1, len(shown))))
+    finite = [v for v in table.values() if np.isfinite(v)]
+    if finite:
+        ax.set_ylim(0, max(finite) * 1.3)  # headroom for the legend
+    ax.legend(fontsize="small", ncol=min(4, max(1, len(shown))), loc="upper center")
     return ax
 
 
@@ -179,7 +182,8 @@ def size_cdf(
         median = float(np.median(v))
         ax.step(v, y, where="post", label=f"{name} (median {median:.0f} B)")
     ax.axvline(PAGE_SIZE, color="grey", linestyle="--", linewidth=0.8)
-    ax.text(PAGE_SIZE, 0.02, " stored raw", fontsize="small", color="grey")
+    ax.text(PAGE_SIZE, 0.5, "stored raw ", fontsize="small", color="grey", rotation=90,
+            ha="right", va="center")
     ax.set_xlim(0, PAGE_SIZE * 1.08)
     ax.set_ylim(0, 1.0)
     ax.set_xlabel("compressed size per page (bytes)")

@@ -1,5 +1,38 @@
-//! cannery-trainer: turns pages into deflate symbol statistics and trains
-//! canned tables; evaluates them against the compressors in [`peers`].
+//! cannery-trainer: turns 4 KiB pages into deflate symbol statistics, trains
+//! canned Huffman tables for IAA from them, and evaluates tables against the
+//! compressors zswap users pick.
+//!
+//! The modules follow the data flow:
+//! [`pages`] (sources of pages, the train/test split) →
+//! [`gather`] (parse pages, count symbols) → [`histogram`] (the mergeable
+//! statistics) → [`smoothing`] (weights for zero and rare counts) →
+//! [`code_lengths`] (optimal limited codes under IAA/QPL constraints) →
+//! [`train`] (tables, `best` refinement) → [`cluster`] (K tables) →
+//! [`evaluate`] (held-out sizes for every codec, drift) → [`report`]
+//! (per-workload and fleet training of a corpus, and its report).
+//! [`peers`] wraps the other compressors; [`bench`] times them and cannery's
+//! modes page by page (`cannery bench`).
+//!
+//! The crate reads no files and prints nothing: callers hand it pages (any
+//! [`pages::PageSource`]) or histograms, and get tables and reports back.
 
 pub mod bench;
+pub mod cluster;
+pub mod code_lengths;
+pub mod error;
+pub mod evaluate;
+pub mod gather;
+pub mod histogram;
+pub mod pages;
 pub mod peers;
+pub mod report;
+pub mod smoothing;
+#[doc(hidden)]
+pub mod testutil;
+pub mod train;
+
+pub use error::{TrainError, MIN_TRAINING_PAGES};
+pub use histogram::{Histogram, HistogramError, ParseModel, Settings};
+pub use pages::{PageSource, Split};
+pub use smoothing::Smoothing;
+pub use train::{TableOptions, TrainOptions};

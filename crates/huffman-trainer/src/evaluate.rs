@@ -1,0 +1,607 @@
+//! Tables → held-out sizes: compresses pages with every codec of an
+//! [`EvalSpec`] and tallies ratio, effective ratio and incompressible pages
+//! per mode; also the drift of a table from a corpus' own optimal table.
+//!
+//! Definitions (used in every report):
+//! - **ratio** = Σ page bytes / Σ compressed bytes over the evaluated pages,
+//!   an incompressible page (output ≥ 4096 bytes) counting 4096: zswap
+//!   stores it raw.
+//! - **effective ratio** = the same, plus the zero and same-filled pages of
+//!   the same pages' share of the data in the numerator at 4096 bytes each
+//!   and ~0 bytes in the denominator (zswap keeps only their fill value):
+//!   what zswap's pool actually saves on that workload.
+//! - **incompressible pages**: pages whose output would reach 4096 bytes.
+//!
+//! Canned sizes at the `fast` (iaa) parse do not depend on the table's
+//! costs, so for extra tables (fleet, kernel-2024, cross-workload, cluster
+//! tables) they are computed exactly from one parse per page: ⌈(Σ count ×
+//! length + extra bits) / 8⌉. The spec's main table is really encoded (at
+//! each level), decoded and compared, and its fast size must equal that
+//! formula. This module does not train; it measures.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+
+use crate::error::TrainError;
+use crate::gather::Parser;
+use crate::histogram::{Histogram, ParseModel, Settings, SymbolCounts};
+use crate::pages::{for_each_chunk, same_filled, PageSource, Part, Split};
+use crate::peers::{Peer, PeerKind};
+use crate::train::{table_from_histogram, TableOptions};
+
+/// Raw sums for one mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Pages compressed.
+    pub pages: u64,
+    /// Compressed bytes (incompressible pages at 4096).
+    pub bytes_out: u64,
+    /// Pages whose output reached 4096 bytes.
+    pub incompressible: u64,
+}
+
+impl Tally {
+    fn add(&mut self, size: Option<usize>) {
+        self.pages += 1;
+        match size {
+            Some(n) if n < PAGE_SIZE => self.bytes_out += n as u64,
+            _ => {
+                self.bytes_out += PAGE_SIZE as u64;
+                self.incompressible += 1;
+            }
+        }
+    }
+
+    /// Sum of two tallies.
+    pub fn plus(self, o: Tally) -> Tally {
+        Tally {
+            pages: self.pages + o.pages,
+            bytes_out: self.bytes_out + o.bytes_out,
+            incompressible: self.incompressible + o.incompressible,
+        }
+    }
+
+    /// The reported figures, with `same_filled` zero/same-filled pages
+    /// attributed to these pages (for the effective ratio).
+    pub fn result(&self, same_filled: f64) -> ModeResult {
+        let bytes_in = self.pages * PAGE_SIZE as u64;
+        let out = self.bytes_out.max(1) as f64;
+        ModeResult {
+            ratio: round4(bytes_in as f64 / out),
+            effective_ratio: round4((bytes_in as f64 + same_filled * PAGE_SIZE as f64) / out),
+            incompressible_pages: self.incompressible,
+            pages: self.pages,
+            bytes_in,
+            bytes_out: self.bytes_out,
+        }
+    }
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// One mode's result, as reports show it.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ModeResult {
+    /// Σ uncompressed / Σ compressed (incompressible pages at 4096).
+    pub ratio: f64,
+    /// Ratio with zero/same-filled pages stored at ~0 bytes (see the module doc).
+    pub effective_ratio: f64,
+    /// Pages whose output reached 4096 bytes.
+    pub incompressible_pages: u64,
+    /// Pages evaluated.
+    pub pages: u64,
+    /// Uncompressed bytes.
+    pub bytes_in: u64,
+    /// Compressed bytes.
+    pub bytes_out: u64,
+}
+
+/// What to measure on which pages.
+#[derive(Clone, Debug)]
+pub struct EvalSpec<'a> {
+    /// The split that tells pages apart.
+    pub split: Split,
+    /// Only pages of this part (`None`: every page).
+    pub part: Option<Part>,
+    /// The main table: encoded at each of `levels` as `canned-<level>`,
+    /// decoded and compared.
+    pub table: Option<&'a Table>,
+    /// Levels for the main table.
+    pub levels: Vec<Level>,
+    /// More tables, measured exactly at the fast parse as `canned:<name>`.
+    pub fast_tables: Vec<(String, &'a Table)>,
+    /// Best-of-K: a name and indices into `fast_tables`; each page takes
+    /// the smallest of those tables' outputs.
+    pub best_of: Option<(String, Vec<usize>)>,
+    /// Also measure `fixed`, `dynamic-fast` and `dynamic-best`.
+    pub baselines: bool,
+    /// Peer compressors.
+    pub peers: Vec<PeerKind>,
+    /// Dictionary for [`PeerKind::ZstdDict`].
+    pub dictionary: Option<&'a [u8]>,
+    /// Decode every output of every codec and compare with the page.
+    pub verify: bool,
+}
+
+impl<'a> EvalSpec<'a> {
+    /// The spec `cannery train` uses for one workload's test pages.
+    pub fn held_out(split: Split, table: Option<&'a Table>) -> EvalSpec<'a> {
+        EvalSpec {
+            split,
+            part: Some(Part::Test),
+            table,
+            levels: Level::ALL.to_vec(),
+            fast_tables: Vec::new(),
+            best_of: None,
+            baselines: true,
+            peers: default_peers(),
+            dictionary: None,
+            verify: true,
+        }
+    }
+
+    /// Mode names in the order results are kept.
+    pub fn mode_names(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.table.is_some() {
+            for l in &self.levels {
+                v.push(format!("canned-{l}"));
+            }
+        }
+        for (n, _) in &self.fast_tables {
+            v.push(format!("canned:{n}"));
+        }
+        if let Some((n, _)) = &self.best_of {
+            v.push(n.clone());
+        }
+        if self.baselines {
+            v.extend(["fixed", "dynamic-fast", "dynamic-best"].map(String::from));
+        }
+        for p in &self.peers {
+            if !matches!(p, PeerKind::ZstdDict(_)) || self.dictionary.is_some() {
+                v.push(p.to_string());
+            }
+        }
+        v
+    }
+}
+
+/// The peers of every held-out report: zstd -1/-3, zstd -1 with a
+/// dictionary, lz4, libdeflate -1/-6.
+pub fn default_peers() -> Vec<PeerKind> {
+    vec![
+        PeerKind::Zstd(1),
+        PeerKind::Zstd(3),
+        PeerKind::ZstdDict(1),
+        PeerKind::Lz4,
+        PeerKind::Libdeflate(1),
+        PeerKind::Libdeflate(6),
+    ]
+}
+
+/// Results of one evaluation.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    /// Tallies by mode name.
+    pub tallies: BTreeMap<String, Tally>,
+    /// Pages evaluated.
+    pub pages: u64,
+    /// Zero/same-filled pages among the selected part of the stream.
+    pub same_filled_seen: u64,
+    /// Symbol statistics of the evaluated pages at the fast (iaa) parse.
+    pub counts: Histogram,
+}
+
+impl Evaluation {
+    /// Results by mode, attributing `same_filled` same-filled pages to these pages.
+    pub fn results(&self, same_filled: f64) -> BTreeMap<String, ModeResult> {
+        self.tallies
+            .iter()
+            .map(|(k, t)| (k.clone(), t.result(same_filled)))
+            .collect()
+    }
+}
+
+struct Worker {
+    parser: Parser,
+    canned: Vec<Encoder>,
+    canned_dec: Option<Decoder>,
+    std_dec: Decoder,
+    fixed: Encoder,
+    dyn_fast: Encoder,
+    dyn_best: Encoder,
+    peers: Vec<Peer>,
+    out: Vec<u8>,
+    back: Vec<u8>,
+}
+
+/// Canned bytes of a page at the fast parse from its counts (None: ≥ 4096).
+pub fn fast_canned_size(bits: u64) -> Option<usize> {
+    let n = bits.div_ceil(8) as usize;
+    (n < PAGE_SIZE).then_some(n)
+}
+
+fn lengths316(t: &Table) -> [u8; 316] {
+    t.lengths().to_bytes()
+}
+
+/// Evaluates the pages of `source` selected by `spec`, in parallel chunks.
+pub fn evaluate<S: PageSource + ?Sized>(
+    source: &S,
+    spec: &EvalSpec<'_>,
+) -> Result<Evaluation, TrainError> {
+    let names = spec.mode_names();
+    let peers: Vec<PeerKind> = spec
+        .peers
+        .iter()
+        .filter(|p| !matches!(p, PeerKind::ZstdDict(_)) || spec.dictionary.is_some())
+        .cloned()
+        .collect();
+    // Build one worker up front so configuration errors surface typed.
+    let make = || -> Result<Worker, TrainError> {
+        let canned = match spec.table {
+            Some(t) => spec
+                .levels
+                .iter()
+                .map(|&l| Encoder::new(Mode::Canned, Format::Iaa, l, Some(t)))
+                .collect::<Result<Vec<_>, _>>()?,
+            None => Vec::new(),
+        };
+        Ok(Worker {
+            parser: Parser::new(ParseModel::Iaa, None),
+            canned,
+            canned_dec: spec
+                .table
+                .and_then(|t| Decoder::new(Mode::Canned, Format::Iaa, Some(t))),
+            std_dec: Decoder::new(Mode::Fixed, Format::Deflate, None).expect("no table needed"),
+            fixed: Encoder::new(Mode::Fixed, Format::Deflate, Level::Fast, None)?,
+            dyn_fast: Encoder::new(Mode::Dynamic, Format::Deflate, Level::Fast, None)?,
+            dyn_best: Encoder::new(Mode::Dynamic, Format::Deflate, Level::Best, None)?,
+            peers: peers
+                .iter()
+                .map(|k| Peer::new(k.clone(), spec.dictionary))
+                .collect::<Result<Vec<_>, _>>()?,
+            out: Vec::with_capacity(2 * PAGE_SIZE),
+            back: vec![0u8; PAGE_SIZE],
+        })
+    };
+    let pool: Mutex<Vec<Worker>> = Mutex::new(vec![make()?]);
+    let fast_lengths: Vec<[u8; 316]> = spec
+        .fast_tables
+        .iter()
+        .map(|(_, t)| lengths316(t))
+        .collect();
+    let own_lengths = spec.table.map(lengths316);
+    let fast_level_index = spec.levels.iter().position(|&l| l == Level::Fast);
+
+    let mut tallies = vec![Tally::default(); names.len()];
+    let mut counts = Histogram::zero(Settings::new(ParseModel::Iaa));
+    let mut pages = 0u64;
+    let mut same_seen = 0u64;
+    let mut index_base = 0u64;
+    for_each_chunk(source, |chunk| {
+        type PageOut = Result<Option<(Vec<Option<usize>>, SymbolCounts)>, TrainError>;
+        let results: Vec<PageOut> = chunk
+            .par_chunks(8)
+            .enumerate()
+            .flat_map_iter(|(ti, task)| {
+                let mut w = match pool.lock().expect("worker pool").pop() {
+                    Some(w) => Ok(w),
+                    None => make(),
+                };
+                let out: Vec<PageOut> = task
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let w = w
+                            .as_mut()
+                            .map_err(|e| TrainError::Source(e.to_string().into()))?;
+                        if spec.part.is_some_and(|part| spec.split.part(p) != part) {
+                            return Ok(None);
+                        }
+                        if same_filled(p).is_some() {
+                            return Ok(Some((Vec::new(), SymbolCounts::default())));
+                        }
+                        let index = index_base + (ti * 8 + i) as u64;
+                        measure_page(
+                            w,
+                            p,
+                            index,
+                            spec,
+                            &fast_lengths,
+                            own_lengths.as_ref(),
+                            fast_level_index,
+                        )
+                        .map(Some)
+                    })
+                    .collect();
+                if let Ok(w) = w {
+                    pool.lock().expect("worker pool").push(w);
+                }
+                out
+            })
+            .collect();
+        index_base += chunk.len() as u64;
+        for r in results {
+            let Some((sizes, c)) = r? else { continue };
+            if sizes.is_empty() {
+                same_seen += 1;
+                continue;
+            }
+            pages += 1;
+            counts.counts.add(&c)?;
+            counts.pages += 1;
+            for (t, s) in tallies.iter_mut().zip(sizes) {
+                t.add(s);
+            }
+        }
+        Ok(())
+    })?;
+    counts.same_filled_pages = same_seen;
+    Ok(Evaluation {
+        tallies: names.into_iter().zip(tallies).collect(),
+        pages,
+        same_filled_seen: same_seen,
+        counts,
+    })
+}
+
+fn measure_page(
+    w: &mut Worker,
+    page: &[u8],
+    index: u64,
+    spec: &EvalSpec<'_>,
+    fast_lengths: &[[u8; 316]],
+    own_lengths: Option<&[u8; 316]>,
+    fast_level_index: Option<usize>,
+) -> Result<(Vec<Option<usize>>, SymbolCounts), TrainError> {
+    let mut sizes = Vec::new();
+    let mut c = SymbolCounts::default();
+    c.add_tokens(w.parser.parse(page));
+    let dense: [u64; 316] = std::array::from_fn(|s| {
+        if s < 286 {
+            c.litlen[s]
+        } else {
+            c.dist[s - 286]
+        }
+    });
+    let bits = |l: &[u8; 316]| -> u64 {
+        dense
+            .iter()
+            .zip(l)
+            .map(|(&n, &len)| n * len as u64)
+            .sum::<u64>()
+            + c.extra_bits
+    };
+    let round_trip = |name: &str, data: &[u8], back: &mut Vec<u8>, dec: &Decoder| match dec
+        .decompress(data, back)
+    {
+        Ok(n) if n == page.len() && back[..n] == *page => Ok(()),
+        Ok(n) => Err(TrainError::RoundTrip {
+            codec: name.into(),
+            index,
+            what: format!("decoded to {n} different bytes"),
+        }),
+        Err(e) => Err(TrainError::RoundTrip {
+            codec: name.into(),
+            index,
+            what: format!("does not decode: {e}"),
+        }),
+    };
+    if spec.table.is_some() {
+        for (li, enc) in w.canned.iter_mut().enumerate() {
+            let size = match enc.compress(page, &mut w.out)? {
+                Outcome::Compressed(n) => {
+                    if spec.verify {
+                        let dec = w.canned_dec.as_ref().expect("canned decoder");
+                        round_trip("canned", &w.out, &mut w.back, dec)?;
+                    }
+                    Some(n)
+                }
+                Outcome::Incompressible => None,
+            };
+            if Some(li) == fast_level_index {
+                let predicted = fast_canned_size(bits(own_lengths.expect("own table")));
+                if predicted != size {
+                    return Err(TrainError::RoundTrip {
+                        codec: "canned-fast".into(),
+                        index,
+                        what: format!("size {size:?} differs from the size model {predicted:?}"),
+                    });
+                }
+            }
+            sizes.push(size);
+        }
+    }
+    let fast: Vec<Option<usize>> = fast_lengths
+        .iter()
+        .map(|l| fast_canned_size(bits(l)))
+        .collect();
+    sizes.extend(fast.iter().copied());
+    if let Some((_, idx)) = &spec.best_of {
+        sizes.push(idx.iter().filter_map(|&i| fast[i]).min());
+    }
+    if spec.baselines {
+        for (name, enc) in [
+            ("fixed", &mut w.fixed),
+            ("dynamic-fast", &mut w.dyn_fast),
+            ("dynamic-best", &mut w.dyn_best),
+        ] {
+            let size = match enc.compress(page, &mut w.out)? {
+                Outcome::Compressed(n) => {
+                    if spec.verify {
+                        round_trip(name, &w.out, &mut w.back, &w.std_dec)?;
+                    }
+                    Some(n)
+                }
+                Outcome::Incompressible => None,
+            };
+            sizes.push(size);
+        }
+    }
+    for peer in &mut w.peers {
+        let size = peer.compress(page, &mut w.out)?;
+        if spec.verify && size.is_some() {
+            let n = peer.decompress(&w.out, &mut w.back)?;
+            if n != page.len() || w.back[..n] != *page {
+                return Err(TrainError::RoundTrip {
+                    codec: peer.kind().to_string(),
+                    index,
+                    what: "decoded to different bytes".into(),
+                });
+            }
+        }
+        sizes.push(size);
+    }
+    Ok((sizes, c))
+}
+
+/// Retraining is recommended when a table costs this many percent more
+/// bits per page than the corpus' own optimal table.
+///
+/// Why 3 %: on corpora/fleet-snapshots the fleet table costs 2.8–3.8 %
+/// more bits per page than each workload's own table (gcc-build 2.8,
+/// jvm-index 2.9, redis 2.9, node-service 3.5, python-etl 3.8), and the
+/// own tables beat the fleet table by 2.2–4.5 % in held-out ratio, while
+/// smoothing choices and the train/test split move results by under 0.1 %.
+/// A drift above 3 % therefore means the data differs from the table's as
+/// much as one workload differs from the fleet mix: a table trained on the
+/// current data recovers about that much ratio.
+pub const RETRAIN_THRESHOLD_PERCENT: f64 = 3.0;
+
+/// How far a table has drifted from what the data would train.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Drift {
+    /// Pages measured.
+    pub pages: u64,
+    /// Bits per page under the table (fast parse, extra bits included).
+    pub table_bits_per_page: f64,
+    /// Bits per page under the corpus' own optimal (smoothed) table.
+    pub optimal_bits_per_page: f64,
+    /// The difference.
+    pub drift_bits_per_page: f64,
+    /// The difference relative to the optimal table, in percent.
+    pub drift_percent: f64,
+    /// Threshold used, in percent.
+    pub threshold_percent: f64,
+    /// Whether retraining is recommended.
+    pub retrain: bool,
+    /// Id of the corpus' own table.
+    pub optimal_table_id: String,
+}
+
+/// Drift of `table` on statistics `h` (gathered at the fast parse).
+pub fn drift(table: &Table, h: &Histogram, opts: &TableOptions) -> Result<Drift, TrainError> {
+    let o = TableOptions {
+        min_pages: 1,
+        ..*opts
+    };
+    let own = table_from_histogram(h, &o, "corpus")?;
+    let pages = h.pages.max(1) as f64;
+    let t = crate::train::bits_under(&h.counts, table) as f64 / pages;
+    let b = crate::train::bits_under(&h.counts, &own) as f64 / pages;
+    let pct = 100.0 * (t - b) / b.max(1.0);
+    Ok(Drift {
+        pages: h.pages,
+        table_bits_per_page: round4(t),
+        optimal_bits_per_page: round4(b),
+        drift_bits_per_page: round4(t - b),
+        drift_percent: round4(pct),
+        threshold_percent: RETRAIN_THRESHOLD_PERCENT,
+        retrain: pct > RETRAIN_THRESHOLD_PERCENT,
+        optimal_table_id: own.id(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{synthetic_pages, workload_pages};
+    use crate::train::{train_workload, TrainOptions};
+
+    #[test]
+    fn every_trained_table_round_trips_every_test_page() {
+        let pages = synthetic_pages(300, 31);
+        let tr = train_workload("w", &pages, &TrainOptions::default()).unwrap();
+        let k = Table::kernel_2024();
+        let mut spec = EvalSpec::held_out(Split::default(), Some(&tr.table));
+        spec.fast_tables.push(("kernel-2024".into(), &k));
+        let ev = evaluate(&pages, &spec).unwrap();
+        assert!(ev.pages > 30);
+        let r = ev.results(0.0);
+        for l in ["canned-fast", "canned-default", "canned-best"] {
+            assert_eq!(r[l].pages, ev.pages, "{l}");
+        }
+        // Random pages are in the mix: they must be incompressible for canned modes.
+        assert!(r["canned-fast"].incompressible_pages > 0);
+        assert!(r["canned-best"].ratio >= r["canned-fast"].ratio * 0.99);
+        assert!(
+            r.contains_key("zstd-3") && r.contains_key("libdeflate-6") && r.contains_key("fixed")
+        );
+        assert!(!r.contains_key("zstd-1-dict"), "no dictionary was given");
+    }
+
+    #[test]
+    fn size_model_matches_the_encoder_for_any_table() {
+        // The fast-parse size formula, used for extra tables, against real encodes.
+        let pages = synthetic_pages(120, 32);
+        let tables = [Table::kernel_2024(), Table::fixed()];
+        for t in &tables {
+            let mut e = Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(t)).unwrap();
+            let mut p = Parser::new(ParseModel::Iaa, None);
+            let mut out = Vec::new();
+            for page in &pages {
+                let mut c = SymbolCounts::default();
+                c.add_tokens(p.parse(page));
+                let model = fast_canned_size(c.bits(&t.lengths().litlen, &t.lengths().dist));
+                let real = match e.compress(page, &mut out).unwrap() {
+                    Outcome::Compressed(n) => Some(n),
+                    Outcome::Incompressible => None,
+                };
+                assert_eq!(model, real);
+            }
+        }
+    }
+
+    #[test]
+    fn effective_ratio_counts_same_filled_pages_as_free() {
+        let t = Tally {
+            pages: 10,
+            bytes_out: 10 * 1024,
+            incompressible: 0,
+        };
+        let r = t.result(10.0);
+        assert_eq!(r.ratio, 4.0);
+        assert_eq!(r.effective_ratio, 8.0);
+        let mut t = Tally::default();
+        t.add(None);
+        t.add(Some(4096));
+        t.add(Some(100));
+        assert_eq!((t.incompressible, t.bytes_out), (2, 8192 + 100));
+    }
+
+    #[test]
+    fn drift_is_zero_for_the_corpus_own_table_and_flags_a_foreign_one() {
+        let pages = workload_pages(200, 1, 33);
+        let h = crate::train::histogram_of(&pages, ParseModel::Iaa);
+        let opts = TableOptions::default();
+        let own = table_from_histogram(&h, &opts, "own").unwrap();
+        let d = drift(&own, &h, &opts).unwrap();
+        assert_eq!(d.drift_bits_per_page, 0.0);
+        assert!(!d.retrain);
+        let other = crate::train::histogram_of(&workload_pages(200, 0, 34), ParseModel::Iaa);
+        let foreign = table_from_histogram(&other, &opts, "other").unwrap();
+        let d = drift(&foreign, &h, &opts).unwrap();
+        assert!(
+            d.drift_percent > RETRAIN_THRESHOLD_PERCENT && d.retrain,
+            "{d:?}"
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! Pages → histograms: parses every page on its own with the codec's one
+//! match finder (history = the page, at most 4096 bytes) and counts its
+//! symbols, in parallel over the pages of each chunk (rayon), streaming the
+//! source so memory does not grow with the corpus.
+//!
+//! Zero and same-filled pages are counted, not parsed: zswap never hands
+//! them to a compressor. This module does not build tables
+//! ([`crate::train`]) or split pages by itself: callers pass a filter.
+
+use rayon::prelude::*;
+
+use cannery_codec::lz77::{Costs, MatchFinder};
+use cannery_codec::{Table, Token};
+
+use crate::error::TrainError;
+use crate::histogram::{Histogram, ParseModel, Settings, SymbolCounts};
+use crate::pages::{for_each_chunk, same_filled, PageSource};
+
+/// Pages one rayon task parses with one match finder.
+const TASK_PAGES: usize = 16;
+
+/// A reusable parser for one thread: a match finder, its token buffer and
+/// the parse model (with its pricing for `best`).
+pub struct Parser {
+    finder: MatchFinder,
+    tokens: Vec<Token>,
+    model: ParseModel,
+    costs: Option<Costs>,
+}
+
+impl std::fmt::Debug for Parser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Parser({})", self.model)
+    }
+}
+
+impl Parser {
+    /// A parser; `pricing` gives `best` its symbol costs (the fixed code if `None`).
+    pub fn new(model: ParseModel, pricing: Option<&Table>) -> Parser {
+        Parser {
+            finder: MatchFinder::new(),
+            tokens: Vec::with_capacity(4096),
+            model,
+            costs: pricing.map(|t| Costs::from_lengths(t.lengths())),
+        }
+    }
+
+    /// Parses one page and returns its tokens.
+    pub fn parse(&mut self, page: &[u8]) -> &[Token] {
+        self.finder.parse(
+            page,
+            self.model.level(),
+            self.costs.as_ref(),
+            &mut self.tokens,
+        );
+        &self.tokens
+    }
+}
+
+/// The settings a histogram gathered with `model` and `pricing` records.
+pub fn settings_for(model: ParseModel, pricing: Option<&Table>) -> Settings {
+    let mut s = Settings::new(model);
+    if model == ParseModel::Best {
+        s.cost_table = Some(
+            pricing
+                .map(|t| t.id())
+                .unwrap_or_else(|| Table::fixed().id()),
+        );
+    }
+    s
+}
+
+/// Histogram of one slice of pages, in parallel, skipping same-filled pages
+/// (counted) and pages `keep` rejects (not counted).
+pub fn gather_pages<P: AsRef<[u8]> + Sync>(
+    pages: &[P],
+    model: ParseModel,
+    pricing: Option<&Table>,
+    keep: &(dyn Fn(&[u8]) -> bool + Sync),
+) -> Histogram {
+    let settings = settings_for(model, pricing);
+    let partials: Vec<(SymbolCounts, u64, u64)> = pages
+        .par_chunks(TASK_PAGES)
+        .map(|task| {
+            let mut parser = Parser::new(model, pricing);
+            let mut counts = SymbolCounts::default();
+            let (mut parsed, mut same) = (0u64, 0u64);
+            for p in task {
+                let p = p.as_ref();
+                if !keep(p) {
+                    continue;
+                }
+                if same_filled(p).is_some() {
+                    same += 1;
+                    continue;
+                }
+                counts.add_tokens(parser.parse(p));
+                parsed += 1;
+            }
+            (counts, parsed, same)
+        })
+        .collect();
+    let mut h = Histogram::zero(settings);
+    for (counts, parsed, same) in partials {
+        // Sums of page counts from one source cannot overflow u64 in practice.
+        h.counts.add(&counts).expect("page counts fit in u64");
+        h.pages += parsed;
+        h.same_filled_pages += same;
+    }
+    h
+}
+
+/// Histogram of every page of `source` that `keep` accepts, streaming the
+/// source in chunks. Same-filled pages the source counted without yielding
+/// them are added when `keep` is not a filter (`count_uncounted`).
+pub fn gather<S: PageSource + ?Sized>(
+    source: &S,
+    model: ParseModel,
+    pricing: Option<&Table>,
+    keep: &(dyn Fn(&[u8]) -> bool + Sync),
+) -> Result<Histogram, TrainError> {
+    let mut h = Histogram::zero(settings_for(model, pricing));
+    for_each_chunk(source, |chunk| {
+        h.merge(&gather_pages(chunk, model, pricing, keep))?;
+        Ok(())
+    })?;
+    Ok(h)
+}
+
+/// [`gather`] over every page, adding the source's uncounted same-filled pages:
+/// what `cannery stats` writes.
+pub fn gather_all<S: PageSource + ?Sized>(
+    source: &S,
+    model: ParseModel,
+    pricing: Option<&Table>,
+) -> Result<Histogram, TrainError> {
+    let mut h = gather(source, model, pricing, &|_| true)?;
+    h.same_filled_pages += source.uncounted_same_filled();
+    Ok(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::synthetic_pages;
+
+    #[test]
+    fn parallel_gathering_equals_a_sequential_count() {
+        let pages = synthetic_pages(300, 1);
+        let h = gather_all(&pages, ParseModel::Iaa, None).unwrap();
+        let mut seq = Histogram::zero(Settings::new(ParseModel::Iaa));
+        let mut p = Parser::new(ParseModel::Iaa, None);
+        for page in &pages {
+            if same_filled(page).is_none() {
+                let toks = p.parse(page).to_vec();
+                seq.add_page(&toks);
+            } else {
+                seq.same_filled_pages += 1;
+            }
+        }
+        assert_eq!(h, seq);
+        assert!(
+            h.same_filled_pages > 0,
+            "synthetic pages include zero pages"
+        );
+        assert!(h.check().is_ok());
+    }
+
+    #[test]
+    fn thread_count_and_page_order_do_not_change_the_histogram() {
+        let pages = synthetic_pages(400, 2);
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| gather_all(&pages, ParseModel::Default, None).unwrap());
+        let mut rev = pages.clone();
+        rev.reverse();
+        let three = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap()
+            .install(|| gather_all(&rev, ParseModel::Default, None).unwrap());
+        assert_eq!(one, three);
+    }
+
+    #[test]
+    fn best_parse_records_its_pricing_table() {
+        let pages = synthetic_pages(20, 3);
+        let k = Table::kernel_2024();
+        let h = gather_all(&pages, ParseModel::Best, Some(&k)).unwrap();
+        assert_eq!(h.settings().cost_table.as_deref(), Some(k.id().as_str()));
+        let plain = gather_all(&pages, ParseModel::Iaa, None).unwrap();
+        assert_eq!(plain.settings().cost_table, None);
+    }
+}

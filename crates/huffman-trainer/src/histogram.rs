@@ -1,0 +1,533 @@
+//! Symbol statistics of many pages: the unit of fleet-scale training.
+//!
+//! A [`Histogram`] counts the 286 literal/length and 30 distance symbols of
+//! independently parsed pages (one end-of-block per page), plus the pages
+//! parsed, the same-filled pages skipped and the extra bits. It is a monoid:
+//! [`Histogram::zero`] is the identity and [`Histogram::merge`] is
+//! associative and commutative (integer sums), and it refuses to merge
+//! histograms made under different [`Settings`] (parse model, window, the
+//! table that priced a `best` parse). Hosts ship histograms, never pages.
+//!
+//! The serialized form is JSON, versioned (`"format": "cannery-histogram",
+//! "version": 1`):
+//!
+//! ```json
+//! { "format": "cannery-histogram", "version": 1,
+//!   "parse": "iaa", "window": 4096, "cost_table": null,
+//!   "pages": 1200, "same_filled_pages": 40, "extra_bits": 51234,
+//!   "litlen": [286 integers], "dist": [30 integers] }
+//! ```
+//!
+//! On load the counts are checked for consistency (one end-of-block per
+//! page; as many distance symbols as length symbols), so a damaged or
+//! hand-edited file is an error rather than a silently wrong table. Parsing
+//! pages into histograms is [`crate::gather`]'s job.
+
+use serde::{Deserialize, Serialize};
+
+use cannery_codec::constants::{END_OF_BLOCK, NUM_DIST, NUM_LITLEN, WINDOW_SIZE};
+use cannery_codec::lz77::Level;
+use cannery_codec::token::{dist_extra, dist_symbol, length_extra, length_symbol, Token};
+
+/// Format name of the serialized form.
+pub const FORMAT: &str = "cannery-histogram";
+/// Version of the serialized form this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// How pages were parsed into tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParseModel {
+    /// Greedy, short hash chains: close to what IAA hardware does
+    /// ([`Level::Fast`]). The default for tables meant for IAA.
+    Iaa,
+    /// Lazy matching ([`Level::Default`]).
+    Default,
+    /// Cost-aware shortest-path parse priced by a table ([`Level::Best`]).
+    Best,
+}
+
+impl ParseModel {
+    /// The codec level that implements this parse.
+    pub fn level(self) -> Level {
+        match self {
+            ParseModel::Iaa => Level::Fast,
+            ParseModel::Default => Level::Default,
+            ParseModel::Best => Level::Best,
+        }
+    }
+
+    /// The parse model of a codec level (`fast` is the `iaa` parse).
+    pub fn from_level(level: Level) -> ParseModel {
+        match level {
+            Level::Fast => ParseModel::Iaa,
+            Level::Default => ParseModel::Default,
+            Level::Best => ParseModel::Best,
+        }
+    }
+
+    /// Its name in files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ParseModel::Iaa => "iaa",
+            ParseModel::Default => "default",
+            ParseModel::Best => "best",
+        }
+    }
+}
+
+impl std::fmt::Display for ParseModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything that must agree for two histograms to be merged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Settings {
+    /// The parse model.
+    pub parse: ParseModel,
+    /// History window in bytes (4096: IAA's window, one page).
+    pub window: u32,
+    /// For the `best` parse: id of the table whose code lengths priced it.
+    pub cost_table: Option<String>,
+}
+
+impl Settings {
+    /// Settings for a parse model with IAA's 4 KiB window and no pricing table.
+    pub fn new(parse: ParseModel) -> Settings {
+        Settings {
+            parse,
+            window: WINDOW_SIZE as u32,
+            cost_table: None,
+        }
+    }
+}
+
+/// Why histograms cannot be merged or read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HistogramError {
+    /// Histograms made under different settings.
+    #[error(
+        "cannot merge histograms made with different {field}: {left} vs {right}; \
+         gather them again with the same settings"
+    )]
+    SettingsMismatch {
+        /// Which setting differs.
+        field: &'static str,
+        /// Its value on the left.
+        left: String,
+        /// Its value on the right.
+        right: String,
+    },
+    /// A count would exceed 2^64.
+    #[error("histogram count overflow while merging")]
+    Overflow,
+    /// Not JSON of the expected shape.
+    #[error("histogram file is malformed: {0}")]
+    Malformed(String),
+    /// JSON of another format.
+    #[error("not a cannery histogram: format is {0:?}, expected \"cannery-histogram\"")]
+    WrongFormat(String),
+    /// A version this build does not read.
+    #[error("histogram format version {0} is not supported (this build reads version 1)")]
+    UnsupportedVersion(u32),
+    /// Counts that cannot come from parsing pages.
+    #[error("histogram is inconsistent: {0}; the file is damaged or was edited")]
+    Inconsistent(String),
+}
+
+/// Symbol counts of one or more parsed pages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SymbolCounts {
+    /// Literal/length symbols 0..=285 (256 = end-of-block).
+    pub litlen: [u64; NUM_LITLEN],
+    /// Distance symbols 0..=29.
+    pub dist: [u64; NUM_DIST],
+    /// Extra bits of all lengths and distances (their cost does not depend on the table).
+    pub extra_bits: u64,
+}
+
+impl Default for SymbolCounts {
+    fn default() -> Self {
+        SymbolCounts {
+            litlen: [0; NUM_LITLEN],
+            dist: [0; NUM_DIST],
+            extra_bits: 0,
+        }
+    }
+}
+
+impl SymbolCounts {
+    /// Adds the symbols of one page's tokens and its end-of-block.
+    pub fn add_tokens(&mut self, tokens: &[Token]) {
+        for &t in tokens {
+            match t {
+                Token::Literal(b) => self.litlen[b as usize] += 1,
+                Token::Match { length, distance } => {
+                    self.litlen[length_symbol(length) as usize] += 1;
+                    self.dist[dist_symbol(distance) as usize] += 1;
+                    self.extra_bits += (length_extra(length).0 + dist_extra(distance).0) as u64;
+                }
+            }
+        }
+        self.litlen[END_OF_BLOCK as usize] += 1;
+    }
+
+    /// Adds `other` (checked).
+    pub fn add(&mut self, other: &SymbolCounts) -> Result<(), HistogramError> {
+        for (a, b) in self.litlen.iter_mut().zip(&other.litlen) {
+            *a = a.checked_add(*b).ok_or(HistogramError::Overflow)?;
+        }
+        for (a, b) in self.dist.iter_mut().zip(&other.dist) {
+            *a = a.checked_add(*b).ok_or(HistogramError::Overflow)?;
+        }
+        self.extra_bits = self
+            .extra_bits
+            .checked_add(other.extra_bits)
+            .ok_or(HistogramError::Overflow)?;
+        Ok(())
+    }
+
+    /// Bits these symbols take under code lengths `ll`/`d` (extra bits included).
+    pub fn bits(&self, ll: &[u8; NUM_LITLEN], d: &[u8; NUM_DIST]) -> u64 {
+        let a: u64 = self
+            .litlen
+            .iter()
+            .zip(ll)
+            .map(|(&c, &l)| c * l as u64)
+            .sum();
+        let b: u64 = self.dist.iter().zip(d).map(|(&c, &l)| c * l as u64).sum();
+        a + b + self.extra_bits
+    }
+
+    /// Total literal/length symbols (tokens plus end-of-blocks).
+    pub fn litlen_total(&self) -> u64 {
+        self.litlen.iter().sum()
+    }
+}
+
+/// Symbol statistics of many pages under one [`Settings`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Histogram {
+    settings: Settings,
+    /// Pages parsed (each contributes one end-of-block).
+    pub pages: u64,
+    /// Zero or same-filled pages seen but not parsed (zswap never compresses them).
+    pub same_filled_pages: u64,
+    /// The symbol counts.
+    pub counts: SymbolCounts,
+}
+
+impl Histogram {
+    /// The empty histogram (the identity of [`Histogram::merge`]) for `settings`.
+    pub fn zero(settings: Settings) -> Histogram {
+        Histogram {
+            settings,
+            pages: 0,
+            same_filled_pages: 0,
+            counts: SymbolCounts::default(),
+        }
+    }
+
+    /// Its settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Adds one parsed page.
+    pub fn add_page(&mut self, tokens: &[Token]) {
+        self.counts.add_tokens(tokens);
+        self.pages += 1;
+    }
+
+    /// Adds `other` to `self`; refuses (leaving `self` unchanged) if their settings differ.
+    pub fn merge(&mut self, other: &Histogram) -> Result<(), HistogramError> {
+        let (a, b) = (&self.settings, &other.settings);
+        if a.parse != b.parse {
+            return Err(HistogramError::SettingsMismatch {
+                field: "parse models",
+                left: a.parse.to_string(),
+                right: b.parse.to_string(),
+            });
+        }
+        if a.window != b.window {
+            return Err(HistogramError::SettingsMismatch {
+                field: "windows",
+                left: a.window.to_string(),
+                right: b.window.to_string(),
+            });
+        }
+        if a.cost_table != b.cost_table {
+            let show = |t: &Option<String>| t.clone().unwrap_or_else(|| "none".into());
+            return Err(HistogramError::SettingsMismatch {
+                field: "pricing tables",
+                left: show(&a.cost_table),
+                right: show(&b.cost_table),
+            });
+        }
+        let mut sum = self.counts.clone();
+        sum.add(&other.counts)?;
+        let pages = self
+            .pages
+            .checked_add(other.pages)
+            .ok_or(HistogramError::Overflow)?;
+        let same = self
+            .same_filled_pages
+            .checked_add(other.same_filled_pages)
+            .ok_or(HistogramError::Overflow)?;
+        self.counts = sum;
+        self.pages = pages;
+        self.same_filled_pages = same;
+        Ok(())
+    }
+
+    /// The merge of two histograms, as a value.
+    pub fn merged(mut self, other: &Histogram) -> Result<Histogram, HistogramError> {
+        self.merge(other)?;
+        Ok(self)
+    }
+
+    /// The serialized form: pretty JSON ending in a newline.
+    pub fn to_json(&self) -> String {
+        let j = JsonHistogram {
+            format: FORMAT.into(),
+            version: VERSION,
+            parse: self.settings.parse,
+            window: self.settings.window,
+            cost_table: self.settings.cost_table.clone(),
+            pages: self.pages,
+            same_filled_pages: self.same_filled_pages,
+            extra_bits: self.counts.extra_bits,
+            litlen: self.counts.litlen.to_vec(),
+            dist: self.counts.dist.to_vec(),
+        };
+        let mut s = serde_json::to_string_pretty(&j).expect("a histogram always serializes");
+        s.push('\n');
+        s
+    }
+
+    /// Reads the serialized form, checking format, version and consistency.
+    pub fn from_json(text: &str) -> Result<Histogram, HistogramError> {
+        let probe: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| HistogramError::Malformed(e.to_string()))?;
+        match probe.get("format").and_then(|f| f.as_str()) {
+            Some(FORMAT) => {}
+            Some(other) => return Err(HistogramError::WrongFormat(other.into())),
+            None => {
+                return Err(HistogramError::Malformed(
+                    "no \"format\" field (expected \"cannery-histogram\")".into(),
+                ))
+            }
+        }
+        match probe.get("version").and_then(|v| v.as_u64()) {
+            Some(v) if v == VERSION as u64 => {}
+            Some(v) => return Err(HistogramError::UnsupportedVersion(v as u32)),
+            None => return Err(HistogramError::Malformed("no \"version\" number".into())),
+        }
+        let j: JsonHistogram =
+            serde_json::from_value(probe).map_err(|e| HistogramError::Malformed(e.to_string()))?;
+        let litlen: [u64; NUM_LITLEN] = j.litlen.as_slice().try_into().map_err(|_| {
+            HistogramError::Malformed(format!(
+                "\"litlen\" has {} counts, expected {NUM_LITLEN}",
+                j.litlen.len()
+            ))
+        })?;
+        let dist: [u64; NUM_DIST] = j.dist.as_slice().try_into().map_err(|_| {
+            HistogramError::Malformed(format!(
+                "\"dist\" has {} counts, expected {NUM_DIST}",
+                j.dist.len()
+            ))
+        })?;
+        if j.window == 0 || j.window as usize > WINDOW_SIZE {
+            return Err(HistogramError::Inconsistent(format!(
+                "window {} is not in 1..=4096",
+                j.window
+            )));
+        }
+        if (j.parse == ParseModel::Best) != j.cost_table.is_some() {
+            return Err(HistogramError::Inconsistent(
+                "a best-parse histogram names its pricing table, and only it".into(),
+            ));
+        }
+        let h = Histogram {
+            settings: Settings {
+                parse: j.parse,
+                window: j.window,
+                cost_table: j.cost_table,
+            },
+            pages: j.pages,
+            same_filled_pages: j.same_filled_pages,
+            counts: SymbolCounts {
+                litlen,
+                dist,
+                extra_bits: j.extra_bits,
+            },
+        };
+        h.check()?;
+        Ok(h)
+    }
+
+    /// Checks the invariants of counts made by parsing pages.
+    pub fn check(&self) -> Result<(), HistogramError> {
+        let eob = self.counts.litlen[END_OF_BLOCK as usize];
+        if eob != self.pages {
+            return Err(HistogramError::Inconsistent(format!(
+                "{} end-of-block symbols for {} pages (one per page expected)",
+                eob, self.pages
+            )));
+        }
+        let lengths: u64 = self.counts.litlen[257..].iter().sum();
+        let dists: u64 = self.counts.dist.iter().sum();
+        if lengths != dists {
+            return Err(HistogramError::Inconsistent(format!(
+                "{lengths} length symbols but {dists} distance symbols"
+            )));
+        }
+        if self.settings.window as usize <= WINDOW_SIZE
+            && self.counts.dist[cannery_codec::constants::NUM_DIST_4K..]
+                .iter()
+                .any(|&c| c > 0)
+        {
+            return Err(HistogramError::Inconsistent(
+                "distance symbols 24..=29 counted, but a 4 KiB window never uses them".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonHistogram {
+    format: String,
+    version: u32,
+    parse: ParseModel,
+    window: u32,
+    cost_table: Option<String>,
+    pages: u64,
+    same_filled_pages: u64,
+    extra_bits: u64,
+    litlen: Vec<u64>,
+    dist: Vec<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hist(seed: u64, pages: u64) -> Histogram {
+        let mut h = Histogram::zero(Settings::new(ParseModel::Iaa));
+        let mut x = seed | 1;
+        for _ in 0..pages {
+            let mut toks = Vec::new();
+            for _ in 0..50 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if x % 3 == 0 {
+                    toks.push(Token::Match {
+                        length: 3 + (x >> 8) as u16 % 256,
+                        distance: 1 + (x >> 20) as u16 % 4096,
+                    });
+                } else {
+                    toks.push(Token::Literal((x >> 16) as u8));
+                }
+            }
+            h.add_page(&toks);
+        }
+        h
+    }
+
+    #[test]
+    fn json_round_trip_and_golden_file() {
+        let h = hist(5, 3);
+        let back = Histogram::from_json(&h.to_json()).unwrap();
+        assert_eq!(back, h);
+        // The golden file pins the serialized form: reading it must keep working.
+        let golden = include_str!("../tests/data/golden.histogram.json");
+        let g = Histogram::from_json(golden).expect("golden histogram reads");
+        assert_eq!(g.to_json(), golden, "serialized form changed");
+        assert_eq!(g.settings().parse, ParseModel::Iaa);
+        assert_eq!(g.pages, 2);
+        assert_eq!(g.same_filled_pages, 1);
+    }
+
+    #[test]
+    fn merge_refuses_other_settings() {
+        let mut a = Histogram::zero(Settings::new(ParseModel::Iaa));
+        let b = Histogram::zero(Settings::new(ParseModel::Default));
+        let e = a.merge(&b).unwrap_err();
+        assert!(matches!(
+            e,
+            HistogramError::SettingsMismatch {
+                field: "parse models",
+                ..
+            }
+        ));
+        assert!(e.to_string().contains("iaa vs default"), "{e}");
+        let mut c = Settings::new(ParseModel::Iaa);
+        c.window = 2048;
+        assert!(a.merge(&Histogram::zero(c)).is_err());
+        let mut d1 = Settings::new(ParseModel::Best);
+        d1.cost_table = Some("aa".into());
+        let mut d2 = d1.clone();
+        d2.cost_table = Some("bb".into());
+        assert!(Histogram::zero(d1).merge(&Histogram::zero(d2)).is_err());
+    }
+
+    #[test]
+    fn damaged_files_are_typed_errors() {
+        let h = hist(9, 2);
+        let text = h.to_json();
+        assert!(matches!(
+            Histogram::from_json("not json"),
+            Err(HistogramError::Malformed(_))
+        ));
+        assert!(matches!(
+            Histogram::from_json(&text.replace("cannery-histogram", "cannery-table")),
+            Err(HistogramError::WrongFormat(_))
+        ));
+        assert!(matches!(
+            Histogram::from_json(&text.replace("\"version\": 1", "\"version\": 7")),
+            Err(HistogramError::UnsupportedVersion(7))
+        ));
+        assert!(matches!(
+            Histogram::from_json(&text.replace("\"pages\": 2", "\"pages\": 3")),
+            Err(HistogramError::Inconsistent(_))
+        ));
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["dist"].as_array_mut().unwrap().pop();
+        assert!(matches!(
+            Histogram::from_json(&v.to_string()),
+            Err(HistogramError::Malformed(_))
+        ));
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["dist"][0] = (v["dist"][0].as_u64().unwrap() + 1).into();
+        assert!(matches!(
+            Histogram::from_json(&v.to_string()),
+            Err(HistogramError::Inconsistent(_))
+        ));
+    }
+
+    proptest! {
+        #[test]
+        fn merge_is_associative_and_commutative_with_a_zero(
+            s1 in 1u64..1000, s2 in 1u64..1000, s3 in 1u64..1000,
+            n1 in 0u64..4, n2 in 0u64..4, n3 in 0u64..4,
+        ) {
+            let (a, b, c) = (hist(s1, n1), hist(s2, n2), hist(s3, n3));
+            let zero = Histogram::zero(Settings::new(ParseModel::Iaa));
+            let ab_c = a.clone().merged(&b).unwrap().merged(&c).unwrap();
+            let a_bc = a.clone().merged(&b.clone().merged(&c).unwrap()).unwrap();
+            let cba = c.clone().merged(&b).unwrap().merged(&a).unwrap();
+            prop_assert_eq!(&ab_c, &a_bc);
+            prop_assert_eq!(&ab_c, &cba);
+            prop_assert_eq!(zero.clone().merged(&a).unwrap(), a.clone());
+            prop_assert_eq!(a.clone().merged(&zero).unwrap(), a);
+            prop_assert!(ab_c.check().is_ok());
+        }
+    }
+}

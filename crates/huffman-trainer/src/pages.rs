@@ -1,0 +1,328 @@
+//! Where pages come from, and how they are divided: the [`PageSource`] trait
+//! (a stream of 4 KiB pages that can be replayed, one pass per call), the
+//! deterministic train/test split by page content hash ([`Split`]), the
+//! same-filled page rule, bounded deterministic samples ([`SmallestHashes`])
+//! and the chunked pass every later stage runs over a source.
+//!
+//! The trainer library never opens files: the CLI adapts corpora (snapshot
+//! and raw `.pages` files) to [`PageSource`]; tests use in-memory pages.
+//! Memory use of a pass is one chunk of pages, whatever the corpus size.
+
+use std::collections::BTreeMap;
+
+use cannery_codec::constants::PAGE_SIZE;
+
+use crate::error::TrainError;
+
+/// An error a page source reports (I/O, a corrupt snapshot, ...).
+pub type SourceError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A stream of pages, each exactly 4096 bytes.
+pub type PageStream<'a> = Box<dyn Iterator<Item = Result<Vec<u8>, SourceError>> + Send + 'a>;
+
+/// Pages that can be streamed from the start any number of times.
+pub trait PageSource: Sync {
+    /// Streams every page from the start (one call per pass).
+    fn stream(&self) -> Result<PageStream<'_>, SourceError>;
+
+    /// Zero and same-filled pages the source knows of but does not yield
+    /// (snapshots count them at capture instead of storing them).
+    fn uncounted_same_filled(&self) -> u64 {
+        0
+    }
+}
+
+impl<T: AsRef<[u8]> + Sync> PageSource for [T] {
+    fn stream(&self) -> Result<PageStream<'_>, SourceError> {
+        Ok(Box::new(self.iter().map(|p| Ok(p.as_ref().to_vec()))))
+    }
+}
+
+impl<T: AsRef<[u8]> + Sync> PageSource for Vec<T> {
+    fn stream(&self) -> Result<PageStream<'_>, SourceError> {
+        self[..].stream()
+    }
+}
+
+/// Pages handled per chunk of a pass: 1 MiB of pages in memory at a time.
+pub const CHUNK_PAGES: usize = 256;
+
+/// `Some(word)` if the page is one 64-bit word repeated (zswap's
+/// same-filled test; a zero page is `Some(0)`): zswap stores such pages as
+/// that value and never compresses them. Pages whose length is not a
+/// multiple of 8 are tested byte by byte.
+pub fn same_filled(page: &[u8]) -> Option<u64> {
+    if page.is_empty() {
+        return None;
+    }
+    if page.len() % 8 != 0 {
+        let first = page[0];
+        return page.iter().all(|&b| b == first).then_some(first as u64);
+    }
+    let first = &page[..8];
+    page.chunks_exact(8)
+        .all(|w| w == first)
+        .then(|| u64::from_le_bytes(first.try_into().expect("8 bytes")))
+}
+
+/// A stable 64-bit hash of a page's content and a seed.
+///
+/// Frozen: changing it changes every split, so it is specified here
+/// exactly: start from `seed ^ 0x9E37_79B9_7F4A_7C15`; for each 8-byte
+/// little-endian word `w`, `h = (h ^ w) * 0xBF58_476D_1CE4_E5B9`,
+/// `h ^= h >> 31`; (a final partial word is zero-padded); then the
+/// SplitMix64 finalizer.
+pub fn page_hash(seed: u64, page: &[u8]) -> u64 {
+    let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
+    let mut chunks = page.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h ^ w).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 31;
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut b = [0u8; 8];
+        b[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(b)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 31;
+    }
+    splitmix_finalize(h ^ page.len() as u64)
+}
+
+/// The SplitMix64 finalizer (a bijection that mixes all bits).
+pub fn splitmix_finalize(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Which part of the data a page belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// Used to build tables.
+    Train,
+    /// Training pages held back to decide when `best` refinement stops
+    /// (one in eight training pages; only the refinement treats them apart).
+    Validation,
+    /// Held out: only ever evaluated.
+    Test,
+}
+
+/// A deterministic split by page content hash: the same page always lands
+/// in the same part, whatever the order or the machine, so duplicates never
+/// straddle train and test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Split {
+    /// Fraction of pages held out for testing, 0.0..1.0.
+    pub test_fraction: f64,
+    /// Seed of the hash.
+    pub seed: u64,
+}
+
+impl Default for Split {
+    fn default() -> Self {
+        Split {
+            test_fraction: 0.2,
+            seed: 0,
+        }
+    }
+}
+
+impl Split {
+    /// A split, checking the fraction.
+    pub fn new(test_fraction: f64, seed: u64) -> Result<Split, TrainError> {
+        if !(0.0..1.0).contains(&test_fraction) || test_fraction.is_nan() {
+            return Err(TrainError::BadTestFraction(test_fraction));
+        }
+        Ok(Split {
+            test_fraction,
+            seed,
+        })
+    }
+
+    /// The part of a page with this hash ([`page_hash`] with the split's seed).
+    pub fn part_of_hash(&self, h: u64) -> Part {
+        // The low 24 bits decide test vs train, bits 24..27 validation.
+        let threshold = (self.test_fraction * (1u64 << 24) as f64).round() as u64;
+        if (h & 0xFF_FFFF) < threshold {
+            Part::Test
+        } else if (h >> 24) & 7 == 0 {
+            Part::Validation
+        } else {
+            Part::Train
+        }
+    }
+
+    /// The part `page` belongs to.
+    pub fn part(&self, page: &[u8]) -> Part {
+        self.part_of_hash(page_hash(self.seed, page))
+    }
+}
+
+/// A bounded, order-independent sample: keeps the `cap` items with the
+/// smallest hashes (ties broken by item order of the key), so the same set
+/// of pages always yields the same sample, whatever order they arrive in.
+#[derive(Clone, Debug)]
+pub struct SmallestHashes<T> {
+    cap: usize,
+    items: BTreeMap<u64, T>,
+}
+
+impl<T> SmallestHashes<T> {
+    /// An empty sample of at most `cap` items.
+    pub fn new(cap: usize) -> Self {
+        SmallestHashes {
+            cap,
+            items: BTreeMap::new(),
+        }
+    }
+
+    /// Offers an item with hash `h`; equal hashes (identical pages) are kept once.
+    pub fn offer(&mut self, h: u64, make: impl FnOnce() -> T) {
+        if self.cap == 0 || self.items.contains_key(&h) {
+            return;
+        }
+        if self.items.len() < self.cap {
+            self.items.insert(h, make());
+        } else if let Some((&max, _)) = self.items.last_key_value() {
+            if h < max {
+                self.items.pop_last();
+                self.items.insert(h, make());
+            }
+        }
+    }
+
+    /// Merges another sample into this one.
+    pub fn merge(&mut self, other: SmallestHashes<T>) {
+        for (h, v) in other.items {
+            self.offer(h, || v);
+        }
+    }
+
+    /// The kept items, by increasing hash.
+    pub fn into_items(self) -> Vec<T> {
+        self.items.into_values().collect()
+    }
+
+    /// Number of kept items.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True if nothing was kept.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// Streams `source` in chunks of [`CHUNK_PAGES`] pages and calls `f` on
+/// each chunk (in order). Checks every page's size. Returns the number of
+/// pages streamed.
+pub fn for_each_chunk<S: PageSource + ?Sized>(
+    source: &S,
+    mut f: impl FnMut(&[Vec<u8>]) -> Result<(), TrainError>,
+) -> Result<u64, TrainError> {
+    let stream = source.stream().map_err(TrainError::Source)?;
+    let mut chunk: Vec<Vec<u8>> = Vec::with_capacity(CHUNK_PAGES);
+    let mut index = 0u64;
+    for page in stream {
+        let page = page.map_err(TrainError::Source)?;
+        if page.len() != PAGE_SIZE {
+            return Err(TrainError::PageSize {
+                index,
+                len: page.len(),
+            });
+        }
+        index += 1;
+        chunk.push(page);
+        if chunk.len() == CHUNK_PAGES {
+            f(&chunk)?;
+            chunk.clear();
+        }
+    }
+    if !chunk.is_empty() {
+        f(&chunk)?;
+    }
+    Ok(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_filled_pages_are_recognised() {
+        assert_eq!(same_filled(&[0u8; 4096]), Some(0));
+        assert_eq!(same_filled(&[0xAB; 4096]), Some(0xABAB_ABAB_ABAB_ABAB));
+        let words = 0x1122_3344_5566_7788u64.to_le_bytes().repeat(512);
+        assert_eq!(same_filled(&words), Some(0x1122_3344_5566_7788));
+        let mut p = vec![0u8; 4096];
+        p[4095] = 1;
+        assert_eq!(same_filled(&p), None);
+        assert_eq!(same_filled(&[]), None);
+    }
+
+    #[test]
+    fn page_hash_is_frozen_and_seeded() {
+        // Frozen values: a change here re-splits every corpus.
+        assert_eq!(page_hash(0, &[0u8; 4096]), page_hash(0, &[0u8; 4096]));
+        assert_ne!(page_hash(0, &[0u8; 4096]), page_hash(1, &[0u8; 4096]));
+        assert_ne!(page_hash(0, b"abc"), page_hash(0, b"abd"));
+        assert_eq!(page_hash(7, b"cannery"), FROZEN_HASH);
+    }
+    const FROZEN_HASH: u64 = 0x8ba7_ebfb_4f40_8536;
+
+    #[test]
+    fn split_fraction_is_close_and_validation_is_an_eighth_of_training() {
+        let split = Split::new(0.2, 42).unwrap();
+        let mut counts = [0usize; 3];
+        for i in 0..20_000u32 {
+            let page = i.to_le_bytes().repeat(4);
+            counts[match split.part(&page) {
+                Part::Train => 0,
+                Part::Validation => 1,
+                Part::Test => 2,
+            }] += 1;
+        }
+        let test = counts[2] as f64 / 20_000.0;
+        assert!((test - 0.2).abs() < 0.015, "test fraction {test}");
+        let val = counts[1] as f64 / (counts[0] + counts[1]) as f64;
+        assert!((val - 0.125).abs() < 0.015, "validation share {val}");
+        assert!(Split::new(1.0, 0).is_err());
+        assert!(Split::new(-0.1, 0).is_err());
+        assert!(Split::new(f64::NAN, 0).is_err());
+        let none = Split::new(0.0, 0).unwrap();
+        assert!((0..1000u32).all(|i| none.part(&i.to_le_bytes()) != Part::Test));
+    }
+
+    #[test]
+    fn smallest_hashes_ignores_order() {
+        let mut a = SmallestHashes::new(5);
+        let mut b = SmallestHashes::new(5);
+        for h in [9u64, 3, 7, 1, 8, 2, 6, 3] {
+            a.offer(h, || h);
+        }
+        for h in [6u64, 2, 8, 1, 7, 3, 9] {
+            b.offer(h, || h);
+        }
+        assert_eq!(a.into_items(), vec![1, 2, 3, 6, 7]);
+        assert_eq!(b.into_items(), vec![1, 2, 3, 6, 7]);
+    }
+
+    #[test]
+    fn chunks_cover_every_page_and_reject_bad_sizes() {
+        let pages: Vec<Vec<u8>> = (0..600u32).map(|i| vec![i as u8; 4096]).collect();
+        let mut seen = 0;
+        let n = for_each_chunk(&pages, |c| {
+            assert!(c.len() <= CHUNK_PAGES);
+            seen += c.len();
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((n, seen), (600, 600));
+        let bad = vec![vec![0u8; 4096], vec![0u8; 100]];
+        let err = for_each_chunk(&bad, |_| Ok(())).unwrap_err();
+        assert!(matches!(err, TrainError::PageSize { index: 1, len: 100 }));
+    }
+}
