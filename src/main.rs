@@ -27,6 +27,14 @@ enum Command {
     /// Write a table for the kernel iaa_crypto driver, QPL or ISA-L.
     #[command(subcommand)]
     Export(cli::export::ExportCommand),
+    /// Train per-workload and fleet canned tables on a corpus (or from histograms) and report held-out ratios.
+    Train(Box<cli::train::TrainArgs>),
+    /// Gather symbol statistics (a histogram file) from a corpus or a live process.
+    Stats(cli::train::StatsArgs),
+    /// Merge histogram files.
+    Merge(cli::train::MergeArgs),
+    /// Evaluate one table on a corpus: ratios against every codec, and drift.
+    Eval(cli::train::EvalArgs),
     /// Capture resident anonymous memory pages of a process or workload into a snapshot.
     Capture(Box<cli::capture::CaptureArgs>),
     /// Inspect corpora: info, scan-secrets.
@@ -43,6 +51,10 @@ fn main() {
         Command::Compress(args) => cli::codec::compress(args),
         Command::Decompress(args) => cli::codec::decompress(args),
         Command::Export(cmd) => cli::export::run(cmd),
+        Command::Train(args) => cli::train::train(*args),
+        Command::Stats(args) => cli::train::stats(args),
+        Command::Merge(args) => cli::train::merge(args),
+        Command::Eval(args) => cli::train::eval(args),
         Command::Capture(args) => cli::capture::run(*args),
         Command::Corpus(cmd) => cli::corpus::run(cmd),
         Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),

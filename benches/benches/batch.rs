@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use cannery_benches::{pages, PAGE_SIZE};
-use cannery_codec::batch::{BatchCompressor, BatchDecompressor};
+use cannery_codec::batch::{BatchCompressor, BatchDecompressor, PageCompressor};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
@@ -137,5 +137,51 @@ fn decompress(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, compress, decompress);
+/// A codec that does no work: measures the batch path itself.
+struct Noop;
+
+impl PageCompressor for Noop {
+    type Error = std::convert::Infallible;
+    fn compress_page(
+        &mut self,
+        unit: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Outcome, std::convert::Infallible> {
+        out.clear();
+        out.push(unit[0]);
+        Ok(Outcome::Compressed(1))
+    }
+}
+
+fn handoff(c: &mut Criterion) {
+    let pages = pages(N).expect("bench pages");
+    let mut g = c.benchmark_group("batch/handoff");
+    for engines in ENGINES {
+        for batch in [1, 8, 32] {
+            let mut bc =
+                BatchCompressor::new(batch, (0..engines).map(|_| Noop).collect()).expect("batch");
+            let mut k = 0;
+            g.bench_with_input(
+                BenchmarkId::new(format!("engines{engines}"), batch),
+                &batch,
+                |b, &batch| {
+                    b.iter_custom(|iters| {
+                        let calls = iters.div_ceil(batch as u64);
+                        let start = Instant::now();
+                        for _ in 0..calls {
+                            let base = (k * batch) % N;
+                            k += 1;
+                            let units = pages[base..base + batch].iter().map(|p| &p[..]);
+                            black_box(bc.compress(units).expect("batch call").len());
+                        }
+                        per_page(start.elapsed(), iters, calls * batch as u64)
+                    })
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, compress, decompress, handoff);
 criterion_main!(benches);

@@ -93,3 +93,30 @@ pub fn pages(n: usize) -> io::Result<Vec<Vec<u8>>> {
         None => Ok((0..n as u64).map(synthetic_page).collect()),
     }
 }
+
+/// Up to `per_workload` pages from each workload of a corpus (the shipped
+/// `corpora/fleet-snapshots` unless `CANNERY_BENCH_CORPUS` names another),
+/// taking every k-th page so the whole capture is represented. Returns
+/// (workload name, pages) pairs.
+pub fn corpus_pages(per_workload: usize) -> io::Result<Vec<(String, Vec<Vec<u8>>)>> {
+    let root = std::env::var("CANNERY_BENCH_CORPUS").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../corpora/fleet-snapshots").to_string()
+    });
+    let corpus =
+        cannery_capture::Corpus::open(std::path::Path::new(&root)).map_err(io::Error::other)?;
+    let mut out = Vec::new();
+    for w in &corpus.workloads {
+        let all: Vec<Vec<u8>> = w
+            .pages()
+            .map_err(io::Error::other)?
+            .map(|p| p.map(|p| p.data))
+            .collect::<Result<_, _>>()
+            .map_err(io::Error::other)?;
+        let step = (all.len() / per_workload.max(1)).max(1);
+        out.push((
+            w.name.clone(),
+            all.into_iter().step_by(step).take(per_workload).collect(),
+        ));
+    }
+    Ok(out)
+}

@@ -7,6 +7,7 @@ pub mod corpus;
 pub mod export;
 pub mod table;
 pub mod zswap_sim;
+pub mod train;
 
 use std::path::Path;
 

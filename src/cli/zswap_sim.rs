@@ -460,7 +460,7 @@ pub fn percentile(sorted: &[u64], p: f64) -> u64 {
 fn record(samples: &mut Vec<u64>, ns: u128, n: usize) {
     if n > 0 {
         let per = (ns / n as u128) as u64;
-        samples.extend(std::iter::repeat(per).take(n));
+        samples.extend(std::iter::repeat_n(per, n));
     }
 }
 

@@ -219,32 +219,60 @@ impl<T> SmallestHashes<T> {
 /// Streams `source` in chunks of [`CHUNK_PAGES`] pages and calls `f` on
 /// each chunk (in order). Checks every page's size. Returns the number of
 /// pages streamed.
+///
+/// Reading (file I/O, snapshot decompression) runs on its own thread, one
+/// chunk ahead of `f`, so it overlaps the parsing; at most three chunks
+/// are in memory at once.
 pub fn for_each_chunk<S: PageSource + ?Sized>(
     source: &S,
     mut f: impl FnMut(&[Vec<u8>]) -> Result<(), TrainError>,
 ) -> Result<u64, TrainError> {
     let stream = source.stream().map_err(TrainError::Source)?;
-    let mut chunk: Vec<Vec<u8>> = Vec::with_capacity(CHUNK_PAGES);
-    let mut index = 0u64;
-    for page in stream {
-        let page = page.map_err(TrainError::Source)?;
-        if page.len() != PAGE_SIZE {
-            return Err(TrainError::PageSize {
-                index,
-                len: page.len(),
-            });
-        }
-        index += 1;
-        chunk.push(page);
-        if chunk.len() == CHUNK_PAGES {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Vec<u8>>, TrainError>>(1);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut chunk: Vec<Vec<u8>> = Vec::with_capacity(CHUNK_PAGES);
+            let mut index = 0u64;
+            for page in stream {
+                let item = match page {
+                    Err(e) => Err(TrainError::Source(e)),
+                    Ok(p) if p.len() != PAGE_SIZE => Err(TrainError::PageSize {
+                        index,
+                        len: p.len(),
+                    }),
+                    Ok(p) => Ok(p),
+                };
+                match item {
+                    Ok(p) => {
+                        index += 1;
+                        chunk.push(p);
+                        if chunk.len() == CHUNK_PAGES {
+                            let full =
+                                std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_PAGES));
+                            if tx.send(Ok(full)).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+            if !chunk.is_empty() {
+                let _ = tx.send(Ok(chunk));
+            }
+        });
+        let mut n = 0u64;
+        // Dropping `rx` on an early return stops the reader at its next send.
+        for chunk in rx {
+            let chunk = chunk?;
+            n += chunk.len() as u64;
             f(&chunk)?;
-            chunk.clear();
         }
-    }
-    if !chunk.is_empty() {
-        f(&chunk)?;
-    }
-    Ok(index)
+        Ok(n)
+    })
 }
 
 #[cfg(test)]

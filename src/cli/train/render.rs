@@ -1,0 +1,250 @@
+//! Text rendering of the train and eval reports (the JSON forms are printed
+//! as they are). Formatting only: every number comes from the report.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use cannery_trainer::evaluate::ModeResult;
+use cannery_trainer::report::TrainReport;
+
+/// Modes in the order a reader compares them; others follow alphabetically.
+const ORDER: &[&str] = &[
+    "fixed",
+    "canned:kernel-2024",
+    "canned:fleet",
+    "canned-fast",
+    "canned-default",
+    "canned-best",
+    "dynamic-fast",
+    "dynamic-best",
+    "zstd-1",
+    "zstd-3",
+    "zstd-1-dict",
+    "lz4",
+    "libdeflate-1",
+    "libdeflate-6",
+];
+
+fn label(mode: &str) -> String {
+    match mode {
+        "canned-fast" => "canned (own table, fast/iaa parse)".into(),
+        "canned-default" => "canned (own table, default parse)".into(),
+        "canned-best" => "canned (own table, best parse)".into(),
+        "fixed" => "fixed (fast/iaa parse)".into(),
+        "canned:kernel-2024" => "canned kernel-2024 (fast)".into(),
+        "canned:fleet" => "canned fleet table (fast)".into(),
+        m => m.into(),
+    }
+}
+
+fn modes_table(out: &mut String, modes: &BTreeMap<String, ModeResult>, with_cross: bool) {
+    let _ = writeln!(
+        out,
+        "  {:<38} {:>7} {:>9} {:>8}",
+        "mode", "ratio", "eff.ratio", "incompr."
+    );
+    let mut keys: Vec<&String> = ORDER
+        .iter()
+        .filter_map(|k| modes.get_key_value(*k).map(|(k, _)| k))
+        .collect();
+    for k in modes.keys() {
+        let shown = ORDER.contains(&k.as_str());
+        let cross = k.starts_with("canned:") && !shown;
+        if !shown && (with_cross || !cross) {
+            keys.push(k);
+        }
+    }
+    for k in keys {
+        let r = &modes[k];
+        let _ = writeln!(
+            out,
+            "  {:<38} {:>7.3} {:>9.3} {:>8}",
+            label(k),
+            r.ratio,
+            r.effective_ratio,
+            r.incompressible_pages
+        );
+    }
+}
+
+fn pct(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        100.0 * (a / b - 1.0)
+    } else {
+        0.0
+    }
+}
+
+fn targets(out: &mut String, modes: &BTreeMap<String, ModeResult>) {
+    if let (Some(c), Some(f)) = (modes.get("canned-fast"), modes.get("fixed")) {
+        let _ = writeln!(
+            out,
+            "  canned (fast) vs fixed: {:+.1} % ratio (target ≥ +12 %)",
+            pct(c.ratio, f.ratio)
+        );
+    }
+    if let (Some(c), Some(d)) = (modes.get("canned-best"), modes.get("dynamic-best")) {
+        let _ = writeln!(
+            out,
+            "  canned (best) vs dynamic (best): {:+.1} % ratio (target ≥ -3 %)",
+            pct(c.ratio, d.ratio)
+        );
+    }
+}
+
+/// The train report as text.
+pub fn train_report(r: &TrainReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "corpus {}: {} workloads, options {}",
+        r.corpus,
+        r.workloads.len(),
+        serde_json::Value::Object(r.options.clone())
+    );
+    let _ = writeln!(
+        out,
+        "ratios on held-out pages (ratio: incompressible pages count 4096 bytes; eff.ratio: \
+         zero/same-filled pages added at ~0 bytes)"
+    );
+    for w in &r.workloads {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "workload {}: {} pages read, {} zero/same-filled, {} training, {} held out; table {}",
+            w.name,
+            w.pages_read,
+            w.same_filled_pages,
+            w.train_pages,
+            w.test_pages,
+            w.table_id.as_deref().unwrap_or("(none: fleet table used)")
+        );
+        if let Some(s) = &w.skipped {
+            let _ = writeln!(out, "  skipped: {s}");
+        }
+        modes_table(&mut out, &w.modes, false);
+        targets(&mut out, &w.modes);
+        for s in &w.refinement {
+            let _ = writeln!(
+                out,
+                "  best refinement step {}: table {} validation {} bytes{}",
+                s.iteration,
+                s.table_id,
+                s.validation_bytes,
+                if s.accepted { "" } else { " (rejected)" }
+            );
+        }
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "fleet (all workloads, {} held-out pages; canned-* = each workload's own table): table {}",
+        r.fleet.test_pages, r.fleet.table_id
+    );
+    modes_table(&mut out, &r.fleet.modes, false);
+    targets(&mut out, &r.fleet.modes);
+
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "cross-workload canned (fast) ratio: rows = table, columns = held-out pages"
+    );
+    let w = r
+        .cross
+        .workloads
+        .iter()
+        .map(|s| s.len().max(8))
+        .collect::<Vec<_>>();
+    let _ = write!(out, "  {:<16}", "table");
+    for (name, &wd) in r.cross.workloads.iter().zip(&w) {
+        let _ = write!(out, " {name:>wd$}");
+    }
+    let _ = writeln!(out);
+    for (t, row) in r.cross.tables.iter().zip(&r.cross.ratio) {
+        let _ = write!(out, "  {t:<16}");
+        for (v, &wd) in row.iter().zip(&w) {
+            let _ = write!(out, " {v:>wd$.3}");
+        }
+        let _ = writeln!(out);
+    }
+    if let Some(c) = &r.clusters {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{} clustered tables (training pages {:?}, {} iterations): best-of-{} ratio {:.3} vs \
+             fleet table {:.3} ({:+.2} %)",
+            c.k,
+            c.train_pages_per_table,
+            c.iterations,
+            c.k,
+            c.best_of_k_ratio,
+            c.fleet_ratio,
+            c.gain_percent
+        );
+    }
+    if !r.smoothing.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "smoothing (held-out bits per page, all workloads, own tables):"
+        );
+        for s in &r.smoothing {
+            let _ = writeln!(
+                out,
+                "  {:<16} {:>10.1} bits/page  {:+.2} %",
+                s.smoothing, s.bits_per_page, s.excess_percent
+            );
+        }
+    }
+    out
+}
+
+/// The eval report (built as JSON) as text.
+pub fn eval_report(v: &serde_json::Value) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "table {} ({}) on corpus {}",
+        v["table_id"].as_str().unwrap_or("?"),
+        v["table_name"].as_str().unwrap_or("unnamed"),
+        v["corpus"].as_str().unwrap_or("?")
+    );
+    for w in v["workloads"].as_array().into_iter().flatten() {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "workload {}: {} pages",
+            w["name"].as_str().unwrap_or("?"),
+            w["pages"]
+        );
+        if let Ok(modes) =
+            serde_json::from_value::<BTreeMap<String, ModeResult>>(w["modes"].clone())
+        {
+            modes_table(&mut out, &modes, true);
+        }
+        drift_line(&mut out, &w["drift"]);
+    }
+    let _ = writeln!(out);
+    let _ = write!(out, "overall:");
+    drift_line(&mut out, &v["drift"]);
+    out
+}
+
+fn drift_line(out: &mut String, d: &serde_json::Value) {
+    if d.is_null() {
+        let _ = writeln!(out, "  drift: no pages");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  drift: {:.1} bits/page above the corpus' own table ({:.2} %, threshold {} %){}",
+        d["drift_bits_per_page"].as_f64().unwrap_or(0.0),
+        d["drift_percent"].as_f64().unwrap_or(0.0),
+        d["threshold_percent"],
+        if d["retrain"].as_bool().unwrap_or(false) {
+            ": retrain recommended"
+        } else {
+            ": no retraining needed"
+        }
+    );
+}

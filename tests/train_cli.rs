@@ -1,0 +1,225 @@
+//! End-to-end tests of `cannery train`, `stats`, `merge` and `eval` on a
+//! small corpus of raw `.pages` files made from synthetic pages: files
+//! written, JSON shapes, the fleet flow through histograms, and the error
+//! messages for too few pages and bad histogram files.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use cannery_trainer::testutil::workload_pages;
+
+fn cannery(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cannery"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("cannery runs")
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "failed: {}\n{}",
+        String::from_utf8_lossy(&o.stderr),
+        String::from_utf8_lossy(&o.stdout)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn corpus(dir: &Path) {
+    for (name, style, seed) in [("records", 0, 1), ("text", 1, 2)] {
+        let d = dir.join("corpora/mini").join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("a.pages"), workload_pages(120, style, seed).concat()).unwrap();
+    }
+}
+
+#[test]
+fn train_writes_tables_and_a_json_report_by_corpus_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    corpus(tmp.path());
+    let out = ok(&cannery(
+        &[
+            "train",
+            "--corpus",
+            "mini",
+            "--out",
+            "t",
+            "--json",
+            "--no-peers",
+            "--tables",
+            "2",
+        ],
+        tmp.path(),
+    ));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for f in ["records", "text", "fleet", "cluster-0", "cluster-1"] {
+        let p = tmp.path().join("t").join(format!("{f}.table.json"));
+        let t = cannery_codec::Table::from_bytes(&std::fs::read(&p).unwrap()).unwrap();
+        assert_eq!(t.check_iaa(), Ok(()), "{f}");
+    }
+    for w in v["workloads"].as_array().unwrap() {
+        for m in [
+            "fixed",
+            "canned-fast",
+            "canned-best",
+            "dynamic-best",
+            "canned:kernel-2024",
+        ] {
+            let r = &w["modes"][m];
+            assert!(r["ratio"].as_f64().unwrap() > 1.0, "{m}");
+            assert!(r["effective_ratio"].as_f64().unwrap() >= r["ratio"].as_f64().unwrap());
+            assert!(r["incompressible_pages"].is_u64());
+        }
+    }
+    assert!(v["clusters"]["best_of_k_ratio"].as_f64().unwrap() > 0.0);
+    // Same corpus and settings: identical table bytes.
+    ok(&cannery(
+        &[
+            "train",
+            "--corpus",
+            "mini",
+            "--out",
+            "t2",
+            "--no-peers",
+            "--tables",
+            "2",
+        ],
+        tmp.path(),
+    ));
+    for f in ["records", "fleet", "cluster-1"] {
+        let a = std::fs::read(tmp.path().join("t").join(format!("{f}.table.json"))).unwrap();
+        let b = std::fs::read(tmp.path().join("t2").join(format!("{f}.table.json"))).unwrap();
+        assert_eq!(a, b, "{f}");
+    }
+}
+
+#[test]
+fn fleet_flow_through_histograms_and_eval() {
+    let tmp = tempfile::tempdir().unwrap();
+    corpus(tmp.path());
+    let c = tmp.path().join("corpora/mini");
+    let c = c.to_str().unwrap();
+    for w in ["records", "text"] {
+        ok(&cannery(
+            &[
+                "stats",
+                "--corpus",
+                c,
+                "--workload",
+                w,
+                "--out",
+                &format!("{w}.hist"),
+            ],
+            tmp.path(),
+        ));
+    }
+    ok(&cannery(
+        &["merge", "records.hist", "text.hist", "--out", "all.hist"],
+        tmp.path(),
+    ));
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("all.hist")).unwrap())
+            .unwrap();
+    assert_eq!(all["format"], "cannery-histogram");
+    assert_eq!(
+        all["pages"].as_u64().unwrap() + all["same_filled_pages"].as_u64().unwrap(),
+        240
+    );
+    let out = ok(&cannery(
+        &[
+            "train",
+            "--histograms",
+            "records.hist",
+            "text.hist",
+            "--out",
+            "h",
+            "--json",
+        ],
+        tmp.path(),
+    ));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let via_merge = ok(&cannery(
+        &["train", "--histograms", "all.hist", "--out", "h2", "--json"],
+        tmp.path(),
+    ));
+    let w: serde_json::Value = serde_json::from_str(&via_merge).unwrap();
+    assert_eq!(
+        v["table_id"], w["table_id"],
+        "merging first changes nothing"
+    );
+    let e = ok(&cannery(
+        &[
+            "eval",
+            "--table",
+            "h/fleet.table.json",
+            "--corpus",
+            c,
+            "--json",
+            "--no-peers",
+        ],
+        tmp.path(),
+    ));
+    let e: serde_json::Value = serde_json::from_str(&e).unwrap();
+    assert_eq!(e["table_id"], v["table_id"]);
+    assert!(e["drift"]["drift_percent"].as_f64().unwrap() >= 0.0);
+    assert!(
+        e["workloads"][0]["modes"]["canned-fast"]["ratio"]
+            .as_f64()
+            .unwrap()
+            > 1.0
+    );
+}
+
+#[test]
+fn errors_say_what_was_found_and_what_is_needed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("small/w");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("a.pages"), workload_pages(10, 0, 3).concat()).unwrap();
+    let o = cannery(&["train", "--corpus", "small", "--no-peers"], tmp.path());
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("found") && err.contains("need at least 32"),
+        "{err}"
+    );
+
+    std::fs::write(
+        tmp.path().join("bad.hist"),
+        "{\"format\": \"cannery-histogram\"}",
+    )
+    .unwrap();
+    let o = cannery(&["merge", "bad.hist", "--out", "x.hist"], tmp.path());
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad.hist") && err.contains("histogram"),
+        "{err}"
+    );
+
+    corpus(tmp.path());
+    let c = tmp.path().join("corpora/mini");
+    let c = c.to_str().unwrap();
+    ok(&cannery(
+        &["stats", "--corpus", c, "--out", "f.hist"],
+        tmp.path(),
+    ));
+    ok(&cannery(
+        &[
+            "stats", "--corpus", c, "--level", "default", "--out", "d.hist",
+        ],
+        tmp.path(),
+    ));
+    let o = cannery(
+        &["merge", "f.hist", "d.hist", "--out", "x.hist"],
+        tmp.path(),
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("different parse models"), "{err}");
+
+    let o = cannery(&["train", "--corpus", "nowhere"], tmp.path());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("corpus \"nowhere\" not found"), "{err}");
+}
