@@ -100,3 +100,10 @@ def test_mypy_strict_on_analyst_code(tmp_path):
     )
     r = _run([sys.executable, "-m", "mypy", "--no-incremental", "wrong.py"], tmp_path)
     assert r.returncode == 1 and "stored" in r.stdout, r.stdout
+
+
+def test_mypy_strict_on_the_package(tmp_path):
+    """The package's own Python (plots, Dask recipe, frames) type-checks strictly."""
+    r = _run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "-p", "cannery"],
+             tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
