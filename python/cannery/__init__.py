@@ -14,6 +14,7 @@ from cannery._native import (
     CorpusError,
     DecompressError,
     ExportError,
+    Histogram,
     HistogramError,
     IncompressibleError,
     InvalidInputError,
@@ -30,7 +31,11 @@ from cannery._native import (
     import_kernel_header,
     open_corpus,
     open_pages,
+    train,
+    train_from_histogram,
+    train_with_report,
 )
+from cannery._tabular import cross_evaluate, evaluate
 
 __all__ = [
     "PAGE_SIZE",
@@ -39,6 +44,7 @@ __all__ = [
     "CorpusError",
     "DecompressError",
     "ExportError",
+    "Histogram",
     "HistogramError",
     "IncompressibleError",
     "InvalidInputError",
@@ -55,4 +61,9 @@ __all__ = [
     "import_kernel_header",
     "open_corpus",
     "open_pages",
+    "train",
+    "train_from_histogram",
+    "train_with_report",
+    "cross_evaluate",
+    "evaluate",
 ]

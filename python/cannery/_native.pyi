@@ -6,7 +6,7 @@ sources only.
 """
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Literal, Union, final
 
 import numpy as np
@@ -36,6 +36,12 @@ __all__ = [
     "capture",
     "export_kernel_header",
     "import_kernel_header",
+    "Histogram",
+    "train",
+    "train_with_report",
+    "train_from_histogram",
+    "_evaluate",
+    "_cross_evaluate",
 ]
 
 __version__: str
@@ -49,6 +55,10 @@ _Path: TypeAlias = Union[str, os.PathLike[str]]
 _Mode: TypeAlias = Literal["canned", "fixed", "dynamic"]
 _Level: TypeAlias = Literal["fast", "default", "best"]
 _Format: TypeAlias = Literal["iaa", "deflate"]
+_Parse: TypeAlias = Literal["fast", "iaa", "default", "best"]
+_Part: TypeAlias = Literal["all", "test", "train"]
+# A corpus: a directory or page file, or workload name -> path(s) or pages.
+_Corpus: TypeAlias = Union[_Path, Mapping[str, Union[_Path, list[_Path], _Pages]]]
 
 class CanneryError(Exception): ...
 class InvalidInputError(CanneryError, ValueError): ...
@@ -160,3 +170,83 @@ def capture(
     file_private: bool = False,
     level: int = 9,
 ) -> dict[str, Any]: ...
+
+@final
+class Histogram:
+    def __new__(cls, parse: _Parse = "fast", *, pricing: Table | None = None) -> Histogram: ...
+    @classmethod
+    def from_pages(cls, pages: _Pages, *, parse: _Parse = "fast", pricing: Table | None = None) -> Histogram: ...
+    @classmethod
+    def from_file(cls, path: _Path, *, parse: _Parse = "fast", pricing: Table | None = None) -> Histogram: ...
+    def merge(self, other: Histogram) -> Histogram: ...
+    def __add__(self, value: Histogram | int, /) -> Histogram: ...
+    def __radd__(self, value: Histogram | int, /) -> Histogram: ...
+    def to_table(
+        self, *, name: str = "fleet", smoothing: str | None = None, qpl_compatible: bool = False,
+        all_distances: bool = False
+    ) -> Table: ...
+    def to_json(self) -> str: ...
+    @classmethod
+    def from_json(cls, text: str) -> Histogram: ...
+    def save(self, path: _Path) -> None: ...
+    @classmethod
+    def load(cls, path: _Path) -> Histogram: ...
+    @property
+    def pages(self) -> int: ...
+    @property
+    def same_filled_pages(self) -> int: ...
+    @property
+    def parse(self) -> str: ...
+    @property
+    def window(self) -> int: ...
+    @property
+    def pricing_table(self) -> str | None: ...
+    @property
+    def litlen(self) -> list[int]: ...
+    @property
+    def dist(self) -> list[int]: ...
+    @property
+    def extra_bits(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __reduce__(self) -> tuple[Any, tuple[str]]: ...
+
+def train(
+    corpus: _Corpus,
+    *,
+    test_fraction: float = 0.2,
+    seed: int = 0,
+    parse: _Parse = "fast",
+    tables: int = 1,
+    peers: bool = False,
+    smoothing: str | None = None,
+    qpl_compatible: bool = False,
+    all_distances: bool = False,
+) -> dict[str, Table]: ...
+def train_with_report(
+    corpus: _Corpus,
+    *,
+    test_fraction: float = 0.2,
+    seed: int = 0,
+    parse: _Parse = "fast",
+    tables: int = 1,
+    peers: bool = True,
+    smoothing: str | None = None,
+    qpl_compatible: bool = False,
+    all_distances: bool = False,
+) -> tuple[dict[str, Table], dict[str, Any]]: ...
+def train_from_histogram(
+    histogram: Histogram,
+    *,
+    name: str = "fleet",
+    smoothing: str | None = None,
+    qpl_compatible: bool = False,
+    all_distances: bool = False,
+) -> Table: ...
+def _evaluate(
+    table: Table, corpus: _Corpus, *, peers: bool = True, part: _Part = "all", test_fraction: float = 0.2,
+    seed: int = 0
+) -> list[dict[str, Any]]: ...
+def _cross_evaluate(
+    tables: dict[str, Table], corpus: _Corpus, *, part: _Part = "all", test_fraction: float = 0.2,
+    seed: int = 0
+) -> list[dict[str, Any]]: ...

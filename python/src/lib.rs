@@ -13,7 +13,10 @@ mod codec;
 mod corpus;
 mod errors;
 mod export;
+mod histogram;
+mod sources;
 mod table;
+mod train;
 
 use pyo3::prelude::*;
 
@@ -28,6 +31,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(codec::decompress_page, m)?)?;
     m.add_function(wrap_pyfunction!(codec::compressed_sizes, m)?)?;
     m.add_class::<corpus::PyPageFile>()?;
+    m.add_class::<histogram::PyHistogram>()?;
+    m.add_function(wrap_pyfunction!(train::train, m)?)?;
+    m.add_function(wrap_pyfunction!(train::train_with_report, m)?)?;
+    m.add_function(wrap_pyfunction!(train::train_from_histogram, m)?)?;
+    m.add_function(wrap_pyfunction!(train::_evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(train::_cross_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(corpus::open_pages, m)?)?;
     m.add_function(wrap_pyfunction!(corpus::open_corpus, m)?)?;
     m.add_function(wrap_pyfunction!(capture::capture, m)?)?;
