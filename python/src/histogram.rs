@@ -60,7 +60,10 @@ impl PyHistogram {
 
 /// Settings of a histogram gathered with `parse` (and, for "best", the
 /// table whose code lengths priced the parse).
-fn settings(parse: &str, pricing: Option<&PyTable>) -> PyResult<(ParseModel, Option<cannery_codec::Table>)> {
+fn settings(
+    parse: &str,
+    pricing: Option<&PyTable>,
+) -> PyResult<(ParseModel, Option<cannery_codec::Table>)> {
     let model = parse_model(parse)?;
     if pricing.is_some() && model != ParseModel::Best {
         return Err(invalid(
@@ -79,7 +82,12 @@ impl PyHistogram {
     fn py_new(parse: &str, pricing: Option<PyRef<'_, PyTable>>) -> PyResult<PyHistogram> {
         let (model, pricing) = settings(parse, pricing.as_deref())?;
         let empty: [&[u8]; 0] = [];
-        Ok(PyHistogram::new(gather_pages(&empty, model, pricing.as_ref(), &|_| true)))
+        Ok(PyHistogram::new(gather_pages(
+            &empty,
+            model,
+            pricing.as_ref(),
+            &|_| true,
+        )))
     }
 
     /// Histogram of `pages` (a 2-D uint8 array, a buffer of whole 4096-byte
@@ -116,9 +124,7 @@ impl PyHistogram {
         let (model, pricing) = settings(parse, pricing.as_deref())?;
         let source = crate::sources::source_of_path(&path)?;
         let h = py
-            .allow_threads(|| {
-                cannery_trainer::gather::gather_all(&source, model, pricing.as_ref())
-            })
+            .allow_threads(|| cannery_trainer::gather::gather_all(&source, model, pricing.as_ref()))
             .map_err(train_error)?;
         Ok(PyHistogram::new(h))
     }
@@ -135,7 +141,11 @@ impl PyHistogram {
 
     fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
         if let Ok(h) = other.downcast::<PyHistogram>() {
-            return Ok(self.merge(h.borrow())?.into_pyobject(py)?.into_any().unbind());
+            return Ok(self
+                .merge(h.borrow())?
+                .into_pyobject(py)?
+                .into_any()
+                .unbind());
         }
         // `0 + h`: lets sum(histograms) start from its default 0.
         if other.extract::<i64>().is_ok_and(|v| v == 0) {

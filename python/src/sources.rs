@@ -158,9 +158,7 @@ pub fn corpus_arg<'py>(obj: &Bound<'py, PyAny>) -> PyResult<CorpusArg<'py>> {
         let what = format!("corpus[{name:?}]");
         let w = if let Some(p) = as_path(&v) {
             WorkloadArg::Files(files_of(&p)?)
-        } else if v.is_instance_of::<PyList>()
-            && v.len()? > 0
-            && as_path(&v.get_item(0)?).is_some()
+        } else if v.is_instance_of::<PyList>() && v.len()? > 0 && as_path(&v.get_item(0)?).is_some()
         {
             let mut files = Vec::new();
             for item in v.try_iter()? {

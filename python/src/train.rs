@@ -137,7 +137,15 @@ pub fn train<'py>(
     all_distances: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (d, _) = run_training(
-        py, corpus, test_fraction, seed, parse, tables, peers, smoothing, qpl_compatible,
+        py,
+        corpus,
+        test_fraction,
+        seed,
+        parse,
+        tables,
+        peers,
+        smoothing,
+        qpl_compatible,
         all_distances,
     )?;
     Ok(d)
@@ -164,7 +172,15 @@ pub fn train_with_report<'py>(
     all_distances: bool,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>)> {
     let (d, report) = run_training(
-        py, corpus, test_fraction, seed, parse, tables, peers, smoothing, qpl_compatible,
+        py,
+        corpus,
+        test_fraction,
+        seed,
+        parse,
+        tables,
+        peers,
+        smoothing,
+        qpl_compatible,
         all_distances,
     )?;
     Ok((d, json_to_py(py, &report)?))
