@@ -1,0 +1,179 @@
+//! `capture(pid, out, ...)`: snapshot the anonymous memory of a running
+//! process into a `.cansnap` file, through `cannery_capture::session`.
+//!
+//! The capture crate installs SIGINT/SIGTERM handlers so an interrupted
+//! capture still finalizes its snapshot. In a Python process those handlers
+//! would replace the interpreter's (Ctrl-C would stop raising
+//! KeyboardInterrupt for the rest of the session), so this file saves the
+//! previous handlers and puts them back afterwards, then raises
+//! KeyboardInterrupt if the capture was interrupted. Reading memory,
+//! filtering and writing snapshots all happen in the crate.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cannery_capture::capture::DEFAULT_SEED;
+use cannery_capture::session::{capture_pid, Schedule};
+use cannery_capture::snapshot::writer::DEFAULT_LEVEL;
+use cannery_capture::{CaptureOptions, ErrorKind};
+use pyo3::exceptions::{PyFileNotFoundError, PyKeyboardInterrupt, PyOSError};
+use pyo3::prelude::*;
+
+use crate::errors::{error, invalid, Kind};
+
+// The signature spells the crate's defaults as literals so Python's
+// `inspect.signature` (and stubtest) can see them; these keep them in step.
+const _: () = assert!(DEFAULT_SEED == 828927532781);
+const _: () = assert!(DEFAULT_LEVEL == 9);
+
+fn capture_error(e: cannery_capture::Error) -> PyErr {
+    match e.kind() {
+        ErrorKind::NotFound => PyFileNotFoundError::new_err(e.to_string()),
+        ErrorKind::Io => PyOSError::new_err(e.to_string()),
+        ErrorKind::InvalidInput => invalid(e),
+        _ => error(Kind::Capture, e),
+    }
+}
+
+/// The SIGINT and SIGTERM handlers in force, restored on drop.
+struct SavedHandlers {
+    saved: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+impl SavedHandlers {
+    fn save() -> SavedHandlers {
+        let mut saved = Vec::new();
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: a zeroed sigaction is a valid out-parameter; a null new
+            // action makes sigaction only report the current one.
+            unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, std::ptr::null(), &mut old) == 0 {
+                    saved.push((sig, old));
+                }
+            }
+        }
+        SavedHandlers { saved }
+    }
+}
+
+impl Drop for SavedHandlers {
+    fn drop(&mut self) {
+        for (sig, old) in &self.saved {
+            // SAFETY: `old` was filled in by sigaction for this signal, so it
+            // is a valid action to reinstall.
+            unsafe {
+                libc::sigaction(*sig, old, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// Captures the resident anonymous pages of process `pid` into the
+/// snapshot file `out` and returns its report (path, end reason, the final
+/// header with page counts, per-sample counts).
+///
+/// Pages are taken `samples` times, `interval` seconds apart (the first
+/// after one interval). Options mirror `cannery capture`: `children` (also
+/// every descendant), `freeze` (stop each process with ptrace while reading
+/// it, at most `max_pause` seconds), `dedup`, `max_pages`, `sample_rate`,
+/// `seed`, `redact_secrets` (drop pages that look like secrets),
+/// `file_private` (also copy-on-write pages of private file mappings) and
+/// the zstd `level`. Snapshots contain raw memory: whatever secrets the
+/// process held. Needs ptrace access to `pid` (same user and a permissive
+/// `kernel.yama.ptrace_scope`, or CAP_SYS_PTRACE); raises CaptureError
+/// otherwise, or if the process is gone.
+#[pyfunction]
+#[pyo3(signature = (pid, out, *, samples=1, interval=1.0, label=None, children=false,
+    freeze=false, max_pause=0.5, dedup=false, max_pages=None, sample_rate=1.0,
+    seed=828927532781, redact_secrets=false, file_private=false, level=9))]
+#[allow(clippy::too_many_arguments)]
+pub fn capture<'py>(
+    py: Python<'py>,
+    pid: u32,
+    out: PathBuf,
+    samples: u32,
+    interval: f64,
+    label: Option<String>,
+    children: bool,
+    freeze: bool,
+    max_pause: f64,
+    dedup: bool,
+    max_pages: Option<u64>,
+    sample_rate: f64,
+    seed: u64,
+    redact_secrets: bool,
+    file_private: bool,
+    level: i32,
+) -> PyResult<Bound<'py, PyAny>> {
+    let seconds = |what: &str, v: f64| {
+        if v.is_finite() && v >= 0.0 {
+            Ok(Duration::from_secs_f64(v))
+        } else {
+            Err(invalid(format!(
+                "{what} must be a number of seconds >= 0, not {v}"
+            )))
+        }
+    };
+    if samples == 0 {
+        return Err(invalid("samples must be at least 1"));
+    }
+    if !(0.0..=1.0).contains(&sample_rate) {
+        return Err(invalid(format!(
+            "sample_rate must be in 0..=1, not {sample_rate}"
+        )));
+    }
+    let opts = CaptureOptions {
+        include_file_private: file_private,
+        include_children: children,
+        freeze,
+        max_pause: seconds("max_pause", max_pause)?,
+        dedup,
+        sample_rate,
+        max_pages,
+        seed,
+        redact_secrets,
+        address_range: None,
+    };
+    let sched = Schedule {
+        count: samples,
+        interval: seconds("interval", interval)?,
+    };
+    let (result, interrupted) = py.allow_threads(|| {
+        let saved = SavedHandlers::save();
+        cannery_capture::interrupt::reset();
+        let r = capture_pid(pid, label.as_deref(), &opts, &sched, &out, level);
+        let interrupted = cannery_capture::interrupt::interrupted();
+        cannery_capture::interrupt::reset();
+        drop(saved);
+        (r, interrupted)
+    });
+    let report = result.map_err(capture_error)?;
+    if interrupted {
+        return Err(PyKeyboardInterrupt::new_err(format!(
+            "capture interrupted; the snapshot written so far is finalized at {}",
+            out.display()
+        )));
+    }
+    let per_sample: Vec<serde_json::Value> = report
+        .samples
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "processes": s.processes,
+                "exited": s.exited,
+                "skipped": s.skipped,
+                "pause_max_seconds": s.pause_max.as_secs_f64(),
+                "pause_limited": s.pause_limited,
+                "counts": s.counts,
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "path": out.display().to_string(),
+        "end_reason": report.end_reason,
+        "header": report.header,
+        "samples": per_sample,
+    });
+    py.import("json")?.call_method1("loads", (doc.to_string(),))
+}

@@ -1,0 +1,354 @@
+//! Training and evaluation: `train`, `train_with_report`,
+//! `train_from_histogram`, `_evaluate` and `_cross_evaluate` (the public
+//! `evaluate` / `cross_evaluate` in `cannery/__init__.py` wrap the last two
+//! into pandas DataFrames), all calling `cannery_trainer` with the GIL
+//! released. Options and defaults are those of `cannery train` / `cannery
+//! eval`; no training or evaluation logic lives here.
+
+use cannery_trainer::evaluate::{default_peers, evaluate, EvalSpec, ModeResult};
+use cannery_trainer::pages::{Part, Split};
+use cannery_trainer::peers::PeerKind;
+use cannery_trainer::report::{train_corpus, CorpusOptions, Workload};
+use cannery_trainer::train::{table_from_histogram, TableOptions, TrainOptions};
+use cannery_trainer::{ParseModel, Smoothing, TrainError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::corpus::corpus_error;
+use crate::errors::{error, invalid, Kind};
+use crate::histogram::{histogram_error, parse_model, PyHistogram};
+use crate::sources::{corpus_arg, Source};
+use crate::table::PyTable;
+
+/// Converts a training error.
+pub fn train_error(e: TrainError) -> PyErr {
+    match e {
+        TrainError::BadTestFraction(_) | TrainError::BadTableCount { .. } => invalid(e),
+        TrainError::Histogram(h) => histogram_error(h),
+        TrainError::Source(s) => match s.downcast::<cannery_capture::Error>() {
+            Ok(c) => corpus_error(*c),
+            Err(other) => error(Kind::Corpus, other),
+        },
+        other => error(Kind::Train, other),
+    }
+}
+
+/// Table construction options (`smoothing=None` is the trainer's default).
+pub fn table_options(
+    smoothing: Option<&str>,
+    qpl_compatible: bool,
+    all_distances: bool,
+) -> PyResult<TableOptions> {
+    let mut o = TableOptions {
+        all_distances,
+        ..TableOptions::default()
+    };
+    if let Some(s) = smoothing {
+        o.smoothing = s.parse::<Smoothing>().map_err(invalid)?;
+    }
+    o.constraints.qpl_compatible = qpl_compatible;
+    Ok(o)
+}
+
+fn split(test_fraction: f64, seed: u64) -> PyResult<Split> {
+    Split::new(test_fraction, seed).map_err(train_error)
+}
+
+fn json_to_py<'py>(py: Python<'py>, v: &impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(v).map_err(|e| error(Kind::Cannery, e))?;
+    py.import("json")?.call_method1("loads", (text,))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_training<'py>(
+    py: Python<'py>,
+    corpus: &Bound<'py, PyAny>,
+    test_fraction: f64,
+    seed: u64,
+    parse: &str,
+    tables: usize,
+    peers: bool,
+    smoothing: Option<&str>,
+    qpl_compatible: bool,
+    all_distances: bool,
+) -> PyResult<(Bound<'py, PyDict>, cannery_trainer::report::TrainReport)> {
+    let topts = TrainOptions {
+        parse: parse_model(parse)?,
+        table: table_options(smoothing, qpl_compatible, all_distances)?,
+        split: split(test_fraction, seed)?,
+        ..TrainOptions::default()
+    };
+    let arg = corpus_arg(corpus)?;
+    let sources = arg.sources()?;
+    let workloads: Vec<Workload<'_>> = sources
+        .iter()
+        .map(|(name, s)| Workload {
+            name: name.clone(),
+            source: s,
+        })
+        .collect();
+    let opts = CorpusOptions {
+        corpus: arg.name.clone(),
+        train: topts,
+        tables,
+        peers,
+    };
+    let out = py
+        .allow_threads(|| train_corpus(&workloads, &opts, &mut |_| {}))
+        .map_err(train_error)?;
+    let d = PyDict::new(py);
+    for t in out
+        .workload_tables
+        .into_iter()
+        .chain(std::iter::once(out.fleet_table))
+        .chain(out.cluster_tables)
+    {
+        let name = t.name.clone().unwrap_or_else(|| t.id());
+        d.set_item(name, PyTable::new(t))?;
+    }
+    Ok((d, out.report))
+}
+
+/// Trains one table per workload of `corpus` plus a `"fleet"` table over
+/// all of them, and returns them by name (workloads with too few pages get
+/// no table of their own; `tables=K > 1` adds `"cluster-0"` ...).
+///
+/// `corpus` is a corpus directory or page file (a bare name is looked up
+/// under `corpora/`), or a dict of workload name -> path, list of paths, or
+/// pages. Options are those of `cannery train`: `test_fraction` of pages
+/// held out by content hash (`seed`), `parse` model ("fast", "default",
+/// "best"), `tables` (K), `peers` (measure zstd/lz4/libdeflate for the
+/// report), `smoothing` ("add-one", "uniform:M", "prior:M"; None = the
+/// trainer's default), `qpl_compatible`, `all_distances`.
+#[pyfunction]
+#[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, parse="fast", tables=1, peers=false,
+    smoothing=None, qpl_compatible=false, all_distances=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn train<'py>(
+    py: Python<'py>,
+    corpus: &Bound<'py, PyAny>,
+    test_fraction: f64,
+    seed: u64,
+    parse: &str,
+    tables: usize,
+    peers: bool,
+    smoothing: Option<&str>,
+    qpl_compatible: bool,
+    all_distances: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (d, _) = run_training(
+        py,
+        corpus,
+        test_fraction,
+        seed,
+        parse,
+        tables,
+        peers,
+        smoothing,
+        qpl_compatible,
+        all_distances,
+    )?;
+    Ok(d)
+}
+
+/// Like `train`, also returning the training report as a dict (held-out
+/// results per workload and mode, fleet totals, the cross-workload matrix,
+/// refinement steps, smoothing comparison) in the `cannery train --json`
+/// shape. `peers` defaults to True here, as in the CLI.
+#[pyfunction]
+#[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, parse="fast", tables=1, peers=true,
+    smoothing=None, qpl_compatible=false, all_distances=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn train_with_report<'py>(
+    py: Python<'py>,
+    corpus: &Bound<'py, PyAny>,
+    test_fraction: f64,
+    seed: u64,
+    parse: &str,
+    tables: usize,
+    peers: bool,
+    smoothing: Option<&str>,
+    qpl_compatible: bool,
+    all_distances: bool,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>)> {
+    let (d, report) = run_training(
+        py,
+        corpus,
+        test_fraction,
+        seed,
+        parse,
+        tables,
+        peers,
+        smoothing,
+        qpl_compatible,
+        all_distances,
+    )?;
+    Ok((d, json_to_py(py, &report)?))
+}
+
+/// A table from a histogram (for example the sum of histograms gathered
+/// on many hosts): the trainer's smoothing, optimal length-limited codes
+/// and IAA checks. Raises TrainError if it holds too few pages.
+#[pyfunction]
+#[pyo3(signature = (histogram, *, name="fleet", smoothing=None, qpl_compatible=false,
+    all_distances=false))]
+pub fn train_from_histogram(
+    py: Python<'_>,
+    histogram: PyRef<'_, PyHistogram>,
+    name: &str,
+    smoothing: Option<&str>,
+    qpl_compatible: bool,
+    all_distances: bool,
+) -> PyResult<PyTable> {
+    let opts = table_options(smoothing, qpl_compatible, all_distances)?;
+    let h = &histogram.inner;
+    py.allow_threads(|| table_from_histogram(h, &opts, name))
+        .map(PyTable::new)
+        .map_err(train_error)
+}
+
+fn part_arg(part: &str) -> PyResult<Option<Part>> {
+    match part {
+        "all" => Ok(None),
+        "test" => Ok(Some(Part::Test)),
+        "train" => Ok(Some(Part::Train)),
+        _ => Err(invalid(format!(
+            "unknown part {part:?} (expected all, test or train)"
+        ))),
+    }
+}
+
+fn row<'py>(
+    py: Python<'py>,
+    keys: &[(&str, &str)],
+    r: &ModeResult,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in keys {
+        d.set_item(*k, *v)?;
+    }
+    d.set_item("ratio", r.ratio)?;
+    d.set_item("effective_ratio", r.effective_ratio)?;
+    d.set_item("incompressible_pages", r.incompressible_pages)?;
+    d.set_item("pages", r.pages)?;
+    d.set_item("bytes_in", r.bytes_in)?;
+    d.set_item("bytes_out", r.bytes_out)?;
+    Ok(d)
+}
+
+/// Rows (one per workload and mode) of evaluating `table` on `corpus`, as
+/// `cannery eval` does; see `cannery.evaluate`.
+#[pyfunction]
+#[pyo3(signature = (table, corpus, *, peers=true, part="all", test_fraction=0.2, seed=0))]
+pub fn _evaluate<'py>(
+    py: Python<'py>,
+    table: PyRef<'py, PyTable>,
+    corpus: &Bound<'py, PyAny>,
+    peers: bool,
+    part: &str,
+    test_fraction: f64,
+    seed: u64,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let part = part_arg(part)?;
+    let split = split(test_fraction, seed)?;
+    let arg = corpus_arg(corpus)?;
+    let sources = arg.sources()?;
+    let table = table.inner.clone();
+    let kernel = cannery_codec::Table::kernel_2024();
+    let results = py
+        .allow_threads(|| {
+            let mut spec = EvalSpec::held_out(split, Some(&table));
+            spec.part = part;
+            spec.peers = if peers {
+                default_peers()
+                    .into_iter()
+                    .filter(|p| !matches!(p, PeerKind::ZstdDict(_)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if table != kernel {
+                spec.fast_tables.push(("kernel-2024".into(), &kernel));
+            }
+            sources
+                .iter()
+                .map(|(name, s): &(String, Source<'_>)| {
+                    let ev = evaluate(s, &spec)?;
+                    let same = (ev.same_filled_seen
+                        + cannery_trainer::PageSource::uncounted_same_filled(s))
+                        as f64;
+                    Ok((name.clone(), ev.results(same)))
+                })
+                .collect::<Result<Vec<_>, TrainError>>()
+        })
+        .map_err(train_error)?;
+    let mut rows = Vec::new();
+    for (workload, modes) in &results {
+        for (mode, r) in modes {
+            rows.push(row(py, &[("workload", workload), ("mode", mode)], r)?);
+        }
+    }
+    Ok(rows)
+}
+
+/// Rows (one per table and workload) of the canned ratio at the fast parse
+/// of every table on every workload; see `cannery.cross_evaluate`.
+#[pyfunction]
+#[pyo3(signature = (tables, corpus, *, part="all", test_fraction=0.2, seed=0))]
+pub fn _cross_evaluate<'py>(
+    py: Python<'py>,
+    tables: &Bound<'py, PyDict>,
+    corpus: &Bound<'py, PyAny>,
+    part: &str,
+    test_fraction: f64,
+    seed: u64,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let part = part_arg(part)?;
+    let split = split(test_fraction, seed)?;
+    let mut named: Vec<(String, cannery_codec::Table)> = Vec::new();
+    for (k, v) in tables.iter() {
+        let t: PyRef<'_, PyTable> = v.extract()?;
+        named.push((k.extract()?, t.inner.clone()));
+    }
+    let arg = corpus_arg(corpus)?;
+    let sources = arg.sources()?;
+    let results = py
+        .allow_threads(|| {
+            let mut spec = EvalSpec::held_out(split, None);
+            spec.part = part;
+            spec.levels = Vec::new();
+            spec.baselines = false;
+            spec.peers = Vec::new();
+            spec.verify = false;
+            spec.fast_tables = named.iter().map(|(n, t)| (n.clone(), t)).collect();
+            sources
+                .iter()
+                .map(|(name, s)| {
+                    let ev = evaluate(s, &spec)?;
+                    let same = (ev.same_filled_seen
+                        + cannery_trainer::PageSource::uncounted_same_filled(s))
+                        as f64;
+                    Ok((name.clone(), ev.results(same)))
+                })
+                .collect::<Result<Vec<_>, TrainError>>()
+        })
+        .map_err(train_error)?;
+    let mut rows = Vec::new();
+    for (tname, _) in &named {
+        for (workload, modes) in &results {
+            if let Some(r) = modes.get(&format!("canned:{tname}")) {
+                rows.push(row(py, &[("table", tname), ("workload", workload)], r)?);
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Parse model names accepted everywhere: the CLI's level names.
+pub fn parse_name(model: ParseModel) -> &'static str {
+    match model {
+        ParseModel::Iaa => "fast",
+        ParseModel::Default => "default",
+        ParseModel::Best => "best",
+    }
+}
