@@ -1,16 +1,11 @@
 //! Page sources for training and evaluation: a corpus on disk (one source
 //! per workload, streamed file by file) or pages held by Python objects.
 //!
-//! This is the same glue the `cannery train` CLI uses (`src/cli/train/
-//! source.rs`): the capture crate reads the files, the trainer's
-//! `PageSource` streams them, and zero / same-filled pages that a snapshot
-//! counted instead of storing are reported scaled by the share of the other
-//! pages that was stored (capture samples and deduplicates what it stores
-//! but counts every zero page), so they stay in proportion to the pages read.
+//! Corpus files stream through `cannery_trainer::corpus::FileSource`, the
+//! same source the `cannery train` CLI uses.
 
 use std::path::{Path, PathBuf};
 
-use cannery_capture::corpus::open_pages as capture_open;
 use cannery_capture::Corpus;
 use cannery_trainer::pages::{PageSource, PageStream, SourceError};
 use pyo3::prelude::*;
@@ -19,51 +14,9 @@ use pyo3::types::{PyDict, PyList, PyString};
 use crate::buffer;
 use crate::corpus::corpus_error;
 
-/// One workload's page files as a replayable page stream.
-pub struct FileSource {
-    files: Vec<PathBuf>,
-    uncounted: u64,
-}
-
-impl FileSource {
-    /// A source over `files`, with their scaled capture-time zero and
-    /// same-filled page counts.
-    pub fn new(files: Vec<PathBuf>) -> PyResult<FileSource> {
-        let mut uncounted = 0;
-        for f in &files {
-            let r = capture_open(f).map_err(corpus_error)?;
-            let h = r.header();
-            if !h.raw {
-                let c = &h.counts;
-                let candidates = c.stored + c.sampled_out + c.duplicate + c.redacted;
-                if candidates > 0 {
-                    let share = c.stored as f64 / candidates as f64;
-                    uncounted += ((c.zero + c.same_filled) as f64 * share).round() as u64;
-                }
-            }
-        }
-        Ok(FileSource { files, uncounted })
-    }
-}
-
-impl PageSource for FileSource {
-    fn stream(&self) -> Result<PageStream<'_>, SourceError> {
-        let files = self.files.clone();
-        let iter = files.into_iter().flat_map(|f| {
-            let r: Box<dyn Iterator<Item = Result<Vec<u8>, SourceError>> + Send> =
-                match capture_open(&f) {
-                    Ok(reader) => Box::new(reader.map(|p| p.map(|p| p.data).map_err(Into::into))),
-                    Err(e) => Box::new(std::iter::once(Err(e.into()))),
-                };
-            r
-        });
-        Ok(Box::new(iter))
-    }
-
-    fn uncounted_same_filled(&self) -> u64 {
-        self.uncounted
-    }
-}
+/// One workload's page files as a replayable page stream (the trainer's,
+/// shared with the CLI).
+pub use cannery_trainer::corpus::FileSource;
 
 /// Every page file under `path` (a corpus directory or one file).
 fn files_of(path: &Path) -> PyResult<Vec<PathBuf>> {
@@ -74,7 +27,7 @@ fn files_of(path: &Path) -> PyResult<Vec<PathBuf>> {
 /// The page source of a path: one page file, or every file of a corpus
 /// directory (all workloads together).
 pub fn source_of_path(path: &Path) -> PyResult<FileSource> {
-    FileSource::new(files_of(path)?)
+    FileSource::new(files_of(path)?).map_err(corpus_error)
 }
 
 /// Pages of one workload: files, or pages in memory.
@@ -189,7 +142,9 @@ impl CorpusArg<'_> {
             .iter()
             .map(|(name, w)| {
                 let s = match w {
-                    WorkloadArg::Files(files) => Source::Files(FileSource::new(files.clone())?),
+                    WorkloadArg::Files(files) => {
+                        Source::Files(FileSource::new(files.clone()).map_err(corpus_error)?)
+                    }
                     WorkloadArg::Pages(p) => Source::Memory(p.slices()),
                 };
                 Ok((name.clone(), s))

@@ -30,7 +30,7 @@ pub enum BenchCodec {
         /// Level.
         level: Level,
         /// Table for canned mode.
-        table: Option<Table>,
+        table: Option<Box<Table>>,
     },
     /// A peer compressor, with its dictionary when it needs one.
     Peer(PeerKind, Option<Vec<u8>>),
@@ -120,9 +120,9 @@ fn engine(codec: &BenchCodec) -> Result<Engine, BenchError> {
             table,
             ..
         } => {
-            let enc = Encoder::new(*mode, *format, *level, table.as_ref())
+            let enc = Encoder::new(*mode, *format, *level, table.as_deref())
                 .map_err(|e| setup(e.to_string()))?;
-            let dec = Decoder::new(*mode, *format, table.as_ref())
+            let dec = Decoder::new(*mode, *format, table.as_deref())
                 .ok_or_else(|| setup("canned mode needs a table".into()))?;
             Engine::Cannery(Box::new(enc), dec)
         }
@@ -263,7 +263,7 @@ pub fn standard_codecs(table: &Table, zstd_dict: Option<Vec<u8>>) -> Vec<BenchCo
         mode,
         format: Format::Iaa,
         level,
-        table: table.cloned(),
+        table: table.cloned().map(Box::new),
     };
     let kernel = Table::kernel_2024();
     let mut v = vec![

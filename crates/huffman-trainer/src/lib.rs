@@ -19,6 +19,7 @@
 pub mod bench;
 pub mod cluster;
 pub mod code_lengths;
+pub mod corpus;
 pub mod error;
 pub mod evaluate;
 pub mod gather;
