@@ -48,6 +48,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use cannery_capture::corpus::{open_pages, Corpus};
+use cannery_capture::same_filled;
 use cannery_codec::batch::{
     BatchCompressor, BatchDecompressor, PageCompressor, PageDecompressor, UnitStatus,
     MAX_BATCH_SIZE,
@@ -333,17 +334,6 @@ impl Default for Pool {
     fn default() -> Self {
         Pool::new()
     }
-}
-
-/// The value of a same-filled page (one 8-byte word repeated), if it is one.
-pub fn same_filled(page: &[u8]) -> Option<u64> {
-    let (first, rest) = page.split_first_chunk::<8>()?;
-    if rest.len() % 8 != 0 {
-        return None;
-    }
-    rest.chunks_exact(8)
-        .all(|w| w == first)
-        .then(|| u64::from_ne_bytes(*first))
 }
 
 /// A trainer peer (zstd, lz4) as a batch codec.
