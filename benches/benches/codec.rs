@@ -15,7 +15,10 @@ use cannery_codec::encode::count_symbols;
 use cannery_codec::huffman::limited_code_lengths;
 use cannery_codec::lz77::MatchFinder;
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use cannery_trainer::gather::Parser;
+use cannery_trainer::histogram::SymbolCounts;
 use cannery_trainer::peers::{train_zstd_dictionary, Peer, PeerKind};
+use cannery_trainer::ParseModel;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 const SET: &str = "fleet-mix";
@@ -100,26 +103,19 @@ fn bench(c: &mut Criterion) {
     let refs: Vec<&[u8]> = pages.iter().map(|p| &p[..]).collect();
     let dict = train_zstd_dictionary(&refs, 16 << 10);
 
+    // The trainer's own statistics path: each page parsed and its symbols
+    // counted as they are found (`Parser::count`), one thread.
     let mut g = c.benchmark_group("stats");
     g.throughput(Throughput::Bytes(bytes));
-    for level in Level::ALL {
-        let name = if level == Level::Fast {
-            "iaa".to_string()
-        } else {
-            level.to_string()
-        };
-        g.bench_function(BenchmarkId::new(SET, name), |b| {
-            let mut mf = MatchFinder::new();
-            let mut tokens = Vec::new();
-            let costs = cannery_codec::lz77::Costs::from_lengths(table.lengths());
+    for model in [ParseModel::Iaa, ParseModel::Default, ParseModel::Best] {
+        g.bench_function(BenchmarkId::new(SET, model.to_string()), |b| {
+            let mut parser = Parser::new(model, Some(&table));
             b.iter(|| {
-                let mut ll = [0u64; 286];
-                let mut d = [0u64; 30];
+                let mut counts = SymbolCounts::default();
                 for p in &pages {
-                    mf.parse(p, level, Some(&costs), &mut tokens);
-                    count_symbols(&tokens, &mut ll, &mut d);
+                    parser.count(p, &mut counts);
                 }
-                ll[256]
+                counts.litlen[256]
             })
         });
     }

@@ -11,11 +11,36 @@
 //!   use ([`Costs`]), so it adapts to the table and avoids symbols the table
 //!   cannot code.
 //!
+//! A parse hands its tokens to a [`TokenSink`]: a `Vec<Token>`, or a
+//! symbol counter (the trainer's statistics need no token buffer).
+//!
 //! This module produces tokens only; coding them is [`crate::encode`]'s job.
 
 use crate::constants::{MAX_MATCH, MIN_MATCH, NUM_DIST, NUM_LITLEN, PAGE_SIZE};
 use crate::table::CodeLengths;
 use crate::token::{dist_extra, dist_symbol, length_extra, length_symbol, Token};
+
+/// Where a parse puts its tokens: a `Vec<Token>`, or a consumer that only
+/// counts symbols (the trainer's statistics), which then needs no token
+/// buffer at all.
+pub trait TokenSink {
+    /// A literal byte.
+    fn literal(&mut self, byte: u8);
+    /// A match of `length` (3..=258) bytes at `distance` (1..=4096).
+    fn copy(&mut self, length: u16, distance: u16);
+}
+
+impl TokenSink for Vec<Token> {
+    #[inline]
+    fn literal(&mut self, byte: u8) {
+        self.push(Token::Literal(byte));
+    }
+
+    #[inline]
+    fn copy(&mut self, length: u16, distance: u16) {
+        self.push(Token::Match { length, distance });
+    }
+}
 
 /// How hard the match finder works.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -109,6 +134,15 @@ const NIL: u16 = 0;
 /// Zero bytes after the page in the finder's buffer, so 4- and 8-byte loads
 /// near the end stay in bounds.
 const PAD: usize = 16;
+/// Length of the finder's buffer: a power of two above `PAGE_SIZE + PAD`,
+/// plus 8, so that an index masked with [`INDEX_MASK`] and 8 bytes past it
+/// are always inside: hot loads are masked instead of bounds-checked. (No
+/// index ever reaches `PAGE_SIZE + PAD`; the mask changes none.)
+const BUF_LEN: usize = 2 * PAGE_SIZE + 8;
+const INDEX_MASK: usize = 2 * PAGE_SIZE - 1;
+
+/// Length at which [`Level::Fast`] stops looking for a longer match.
+const FAST_NICE: usize = 32;
 
 /// Chain depth and the length at which a match is good enough to stop looking.
 struct Search {
@@ -121,7 +155,7 @@ impl Level {
         match self {
             Level::Fast => Search {
                 max_chain: 8,
-                nice: 32,
+                nice: FAST_NICE,
             },
             Level::Default => Search {
                 max_chain: 64,
@@ -135,10 +169,16 @@ impl Level {
     }
 }
 
+/// Hash of the low 3 bytes of `v` (the 3 bytes at a position, little-endian).
+#[inline]
+fn hash3(v: u32) -> usize {
+    ((v & 0x00ff_ffff).wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
+}
+
 /// A reusable hash-chain match finder; keeps its buffers between pages.
 pub struct MatchFinder {
     /// The page, followed by `PAD` zero bytes.
-    buf: Box<[u8; PAGE_SIZE + PAD]>,
+    buf: Box<[u8; BUF_LEN]>,
     /// Bytes of `buf` that are the page.
     len: usize,
     head: Box<[u16; HASH_SIZE]>,
@@ -147,6 +187,8 @@ pub struct MatchFinder {
     cost: Vec<u32>,
     step: Vec<(u16, u16)>,
     candidates: Vec<(u16, u16)>,
+    /// Best-level tokens, found back to front, before they go to the sink.
+    best_tokens: Vec<Token>,
 }
 
 impl Default for MatchFinder {
@@ -165,13 +207,14 @@ impl MatchFinder {
     /// A finder with empty chains.
     pub fn new() -> Self {
         MatchFinder {
-            buf: Box::new([0; PAGE_SIZE + PAD]),
+            buf: Box::new([0; BUF_LEN]),
             len: 0,
             head: Box::new([NIL; HASH_SIZE]),
             prev: Box::new([NIL; PAGE_SIZE]),
             cost: Vec::new(),
             step: Vec::new(),
             candidates: Vec::new(),
+            best_tokens: Vec::new(),
         }
     }
 
@@ -189,35 +232,65 @@ impl MatchFinder {
         costs: Option<&Costs>,
         tokens: &mut Vec<Token>,
     ) {
-        assert!(page.len() <= PAGE_SIZE, "a page is at most 4096 bytes");
         tokens.clear();
-        self.head.fill(NIL);
+        self.parse_into(page, level, costs, tokens);
+    }
+
+    /// Parses `page` (at most 4096 bytes), handing its tokens in order to
+    /// `sink`: [`MatchFinder::parse`] without a token buffer. The end of
+    /// block is not a token; the sink adds it if it counts one.
+    ///
+    /// # Panics
+    /// If `page` is longer than 4096 bytes.
+    pub fn parse_into<S: TokenSink>(
+        &mut self,
+        page: &[u8],
+        level: Level,
+        costs: Option<&Costs>,
+        sink: &mut S,
+    ) {
+        assert!(page.len() <= PAGE_SIZE, "a page is at most 4096 bytes");
         self.buf[..page.len()].copy_from_slice(page);
         self.buf[page.len()..page.len() + PAD].fill(0);
         self.len = page.len();
+        self.head.fill(NIL);
         match level {
-            Level::Fast => self.parse_greedy(tokens),
-            Level::Default => self.parse_lazy(tokens),
-            Level::Best => match costs {
-                Some(c) => self.parse_best(c, tokens),
-                None => {
-                    let fixed = Costs::from_lengths(crate::Table::fixed().lengths());
-                    self.parse_best(&fixed, tokens)
+            Level::Fast => self.parse_greedy(sink),
+            Level::Default => self.parse_lazy(sink),
+            Level::Best => {
+                let fixed;
+                let costs = match costs {
+                    Some(c) => c,
+                    None => {
+                        fixed = Costs::from_lengths(crate::Table::fixed().lengths());
+                        &fixed
+                    }
+                };
+                let mut tokens = std::mem::take(&mut self.best_tokens);
+                tokens.clear();
+                self.parse_best(costs, &mut tokens);
+                for t in &tokens {
+                    match *t {
+                        Token::Literal(b) => sink.literal(b),
+                        Token::Match { length, distance } => sink.copy(length, distance),
+                    }
                 }
-            },
+                self.best_tokens = tokens;
+            }
         }
     }
 
     /// The 4 bytes at `i` (zero past the page), little-endian.
     #[inline]
     fn load4(&self, i: usize) -> u32 {
+        let i = i & INDEX_MASK;
         u32::from_le_bytes(self.buf[i..i + 4].try_into().expect("4 bytes"))
     }
 
     /// Hash of the 3 bytes at `i`.
     #[inline]
     fn hash(&self, i: usize) -> usize {
-        ((self.load4(i) & 0x00ff_ffff).wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
+        hash3(self.load4(i))
     }
 
     /// Adds position `i` (with hash `h`) to its chain.
@@ -236,13 +309,26 @@ impl MatchFinder {
         }
     }
 
+    /// The 8 bytes at `i`, little-endian.
+    #[inline]
+    fn load8(&self, i: usize) -> u64 {
+        let i = i & INDEX_MASK;
+        u64::from_le_bytes(self.buf[i..i + 8].try_into().expect("8 bytes"))
+    }
+
+    /// The byte at `i`.
+    #[inline]
+    fn byte(&self, i: usize) -> u8 {
+        self.buf[i & INDEX_MASK]
+    }
+
     /// Length of the common prefix at `a` and `b` (a < b), up to `max`.
     #[inline]
     fn common_len(&self, a: usize, b: usize, max: usize) -> usize {
         let mut n = 0;
         while n < max {
-            let x = u64::from_le_bytes(self.buf[a + n..a + n + 8].try_into().expect("8 bytes"));
-            let y = u64::from_le_bytes(self.buf[b + n..b + n + 8].try_into().expect("8 bytes"));
+            let x = self.load8(a + n);
+            let y = self.load8(b + n);
             let diff = x ^ y;
             if diff != 0 {
                 return (n + (diff.trailing_zeros() / 8) as usize).min(max);
@@ -270,7 +356,7 @@ impl MatchFinder {
             // Cheap rejects: the first three bytes, then the byte that
             // would extend the best match so far.
             if (self.load4(j) ^ here) & 0x00ff_ffff == 0
-                && (best.0 < MIN_MATCH || self.buf[j + best.0] == self.buf[i + best.0])
+                && (best.0 < MIN_MATCH || self.byte(j + best.0) == self.byte(i + best.0))
             {
                 let n = self.common_len(j, i, max);
                 if n > best.0 {
@@ -302,34 +388,78 @@ impl MatchFinder {
         self.longest(i, link, s)
     }
 
-    fn parse_greedy(&mut self, tokens: &mut Vec<Token>) {
-        let s = Level::Fast.search();
+    /// Fast level: greedy, each position's hash chain walked at most 8
+    /// deep (one loop, everything inlined: it is the trainer's hot path).
+    fn parse_greedy<S: TokenSink>(&mut self, sink: &mut S) {
+        let depth = Level::Fast.search().max_chain;
+        let n = self.len;
+        // Positions below `last` have the 3 bytes a match needs.
+        let last = (n + 1).saturating_sub(MIN_MATCH);
         let mut i = 0;
-        while i < self.len {
-            let (len, dist) = self.find_and_insert(i, &s);
-            if len >= MIN_MATCH {
-                tokens.push(Token::Match {
-                    length: len as u16,
-                    distance: dist as u16,
-                });
-                for k in i + 1..i + len {
-                    self.insert_at(k);
+        while i < last {
+            let here = self.load4(i);
+            let h = hash3(here);
+            let mut link = self.head[h];
+            // `i < PAGE_SIZE`: the mask only spares the bounds check.
+            self.prev[i & (PAGE_SIZE - 1)] = link;
+            self.head[h] = (i + 1) as u16;
+
+            let max = (n - i).min(MAX_MATCH);
+            let nice = FAST_NICE.min(max);
+            let (mut len, mut dist) = (0, 0);
+            let mut steps = 0;
+            while link != NIL && steps < depth {
+                let j = link as usize - 1;
+                // Cheap rejects: the first three bytes, then the byte that
+                // would extend the best match so far.
+                if (self.load4(j) ^ here) & 0x00ff_ffff == 0
+                    && (len < MIN_MATCH || self.byte(j + len) == self.byte(i + len))
+                {
+                    let m = self.common_len(j, i, max);
+                    if m > len {
+                        (len, dist) = (m, i - j);
+                        if m >= nice {
+                            break;
+                        }
+                    }
                 }
-                i += len;
-            } else {
-                tokens.push(Token::Literal(self.buf[i]));
-                i += 1;
+                link = self.prev[j & (PAGE_SIZE - 1)];
+                steps += 1;
             }
+
+            if len < MIN_MATCH {
+                sink.literal(here as u8);
+                i += 1;
+                continue;
+            }
+            sink.copy(len as u16, dist as u16);
+            // The bytes of a match repeat with period `dist`, so a position k
+            // inside it with k + 8 * dist + 3 <= i + len has 8 later
+            // positions of the same 3 bytes (so the same hash) in the match:
+            // no 8-deep walk reaches k, and k is left out of its chain. The
+            // parse is the same as with every position inserted.
+            let end = (i + len).min(last);
+            let from = (i + 1).max((i + len).saturating_sub(depth * dist + 2));
+            for k in from..end {
+                let h = self.hash(k);
+                self.prev[k & (PAGE_SIZE - 1)] = self.head[h];
+                self.head[h] = (k + 1) as u16;
+            }
+            i += len;
+        }
+        while i < n {
+            sink.literal(self.buf[i]);
+            i += 1;
         }
     }
 
-    fn parse_lazy(&mut self, tokens: &mut Vec<Token>) {
+    fn parse_lazy<S: TokenSink>(&mut self, sink: &mut S) {
         let s = Level::Default.search();
         let mut i = 0;
         let mut cur = self.find_and_insert(0, &s);
         while i < self.len {
             if cur.0 < MIN_MATCH {
-                tokens.push(Token::Literal(self.buf[i]));
+                sink.literal(self.buf[i]);
                 i += 1;
                 cur = self.find_and_insert(i, &s);
                 continue;
@@ -341,15 +471,12 @@ impl MatchFinder {
                 (0, 0)
             };
             if next.0 > cur.0 {
-                tokens.push(Token::Literal(self.buf[i]));
+                sink.literal(self.buf[i]);
                 i += 1;
                 cur = next;
                 continue;
             }
-            tokens.push(Token::Match {
-                length: cur.0 as u16,
-                distance: cur.1 as u16,
-            });
+            sink.copy(cur.0 as u16, cur.1 as u16);
             // i + 1 was inserted while looking ahead, unless the match was nice.
             let first = if cur.0 < s.nice { i + 2 } else { i + 1 };
             for k in first..i + cur.0 {
@@ -385,7 +512,7 @@ impl MatchFinder {
                 while link != NIL && depth < s.max_chain {
                     let j = link as usize - 1;
                     if (self.load4(j) ^ here) & 0x00ff_ffff == 0
-                        && self.buf[j + best_len] == self.buf[i + best_len]
+                        && self.byte(j + best_len) == self.byte(i + best_len)
                     {
                         let len = self.common_len(j, i, max);
                         if len > best_len {
@@ -507,7 +634,125 @@ mod tests {
             .all(|t| !matches!(t, Token::Match { length: 3, .. })));
     }
 
+    /// The Fast parse as its definition reads: every position inserted,
+    /// the 8 most recent earlier positions with the same hash tried, newest
+    /// first, the first longest match kept, stop at 32 bytes.
+    fn reference_fast(page: &[u8]) -> Vec<Token> {
+        let mut buf = page.to_vec();
+        buf.extend_from_slice(&[0; 4]);
+        let hash = |i: usize| hash3(u32::from_le_bytes(buf[i..i + 4].try_into().unwrap()));
+        let mut seen: Vec<Vec<usize>> = vec![Vec::new(); HASH_SIZE];
+        let n = page.len();
+        let mut toks = Vec::new();
+        let mut i = 0;
+        while i < n {
+            let mut best = (0, 0);
+            if i + MIN_MATCH <= n {
+                let max = (n - i).min(MAX_MATCH);
+                for &j in seen[hash(i)].iter().rev().take(8) {
+                    let m = (0..max).take_while(|&k| page[j + k] == page[i + k]).count();
+                    if m >= MIN_MATCH && m > best.0 {
+                        best = (m, i - j);
+                        if m >= FAST_NICE.min(max) {
+                            break;
+                        }
+                    }
+                }
+            }
+            let step = if best.0 >= MIN_MATCH {
+                toks.push(Token::Match {
+                    length: best.0 as u16,
+                    distance: best.1 as u16,
+                });
+                best.0
+            } else {
+                toks.push(Token::Literal(page[i]));
+                1
+            };
+            for k in i..i + step {
+                if k + MIN_MATCH <= n {
+                    seen[hash(k)].push(k);
+                }
+            }
+            i += step;
+        }
+        toks
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "whole pages are too slow under Miri")]
+    fn fast_parse_equals_its_definition_on_runs() {
+        // Long periodic matches are where positions are left out of chains.
+        let mut page = Vec::new();
+        for period in [1usize, 2, 3, 7, 8, 40, 300] {
+            let unit: Vec<u8> = (0..period).map(|k| (k * 37 % 251) as u8).collect();
+            page.extend(unit.iter().cycle().take(period * 9 + 50));
+            page.extend_from_slice(b"xyz");
+        }
+        page.truncate(PAGE_SIZE);
+        let mut mf = MatchFinder::new();
+        let mut toks = Vec::new();
+        mf.parse(&page, Level::Fast, None, &mut toks);
+        assert_eq!(toks, reference_fast(&page));
+    }
+
+    /// A page built of pieces: random bytes of a small alphabet, periodic
+    /// runs, and copies of earlier bytes with one byte changed: the long,
+    /// overlapping, nearly equal matches a chain walk meets in memory pages.
+    fn structured_page(pieces: &[(u8, usize, usize, u64)]) -> Vec<u8> {
+        let mut page: Vec<u8> = Vec::new();
+        for &(kind, p, len, seed) in pieces {
+            let mut x = seed | 1;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            match kind {
+                0 => page.extend((0..len).map(|_| (next() % 4) as u8)),
+                1 => {
+                    let unit: Vec<u8> = (0..p).map(|_| (next() % 3) as u8).collect();
+                    page.extend(unit.iter().cycle().take(len));
+                }
+                _ if !page.is_empty() => {
+                    let from = (next() as usize) % page.len();
+                    let copy: Vec<u8> = page[from..].iter().take(len).copied().collect();
+                    page.extend(copy);
+                    let at = (next() as usize) % page.len();
+                    page[at] ^= 1;
+                }
+                _ => {}
+            }
+        }
+        page.truncate(PAGE_SIZE);
+        page
+    }
+
     proptest! {
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn fast_parse_equals_its_definition_on_structured_pages(
+            pieces in proptest::collection::vec((0u8..3, 1usize..20, 1usize..400, any::<u64>()), 1..40)
+        ) {
+            let page = structured_page(&pieces);
+            let mut mf = MatchFinder::new();
+            let mut toks = Vec::new();
+            mf.parse(&page, Level::Fast, None, &mut toks);
+            prop_assert_eq!(toks, reference_fast(&page));
+        }
+
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn fast_parse_equals_its_definition(
+            page in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), 0u8..4, any::<u8>()], 0..4096)
+        ) {
+            let mut mf = MatchFinder::new();
+            let mut toks = Vec::new();
+            mf.parse(&page, Level::Fast, None, &mut toks);
+            prop_assert_eq!(toks, reference_fast(&page));
+        }
+
         #[test]
         #[cfg_attr(miri, ignore)]
         fn every_level_round_trips(page in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), any::<u8>()], 0..4096)) {

@@ -211,7 +211,7 @@ mod tests {
             .iter()
             .map(|pg| {
                 let mut c = SymbolCounts::default();
-                c.add_tokens(p.parse(pg));
+                p.count(pg, &mut c);
                 PageCounts::from_counts(&c)
             })
             .collect()

@@ -364,7 +364,7 @@ fn measure_page(
 ) -> Result<(Vec<Option<usize>>, SymbolCounts), TrainError> {
     let mut sizes = Vec::new();
     let mut c = SymbolCounts::default();
-    c.add_tokens(w.parser.parse(page));
+    w.parser.count(page, &mut c);
     let dense: [u64; 316] = std::array::from_fn(|s| {
         if s < 286 {
             c.litlen[s]
@@ -559,7 +559,7 @@ mod tests {
             let mut out = Vec::new();
             for page in &pages {
                 let mut c = SymbolCounts::default();
-                c.add_tokens(p.parse(page));
+                p.count(page, &mut c);
                 let model = fast_canned_size(c.bits(&t.lengths().litlen, &t.lengths().dist));
                 let real = match e.compress(page, &mut out).unwrap() {
                     Outcome::Compressed(n) => Some(n),

@@ -45,6 +45,14 @@ impl Parser {
         }
     }
 
+    /// Parses one page and adds its symbols (and end-of-block) to `counts`,
+    /// without keeping its tokens.
+    pub fn count(&mut self, page: &[u8], counts: &mut SymbolCounts) {
+        self.finder
+            .parse_into(page, self.model.level(), self.costs.as_ref(), counts);
+        counts.end_page();
+    }
+
     /// Parses one page and returns its tokens.
     pub fn parse(&mut self, page: &[u8]) -> &[Token] {
         self.finder.parse(
@@ -94,7 +102,7 @@ pub fn gather_pages<P: AsRef<[u8]> + Sync>(
                     same += 1;
                     continue;
                 }
-                counts.add_tokens(parser.parse(p));
+                parser.count(p, &mut counts);
                 parsed += 1;
             }
             (counts, parsed, same)

@@ -26,7 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 use cannery_codec::constants::{END_OF_BLOCK, NUM_DIST, NUM_LITLEN, WINDOW_SIZE};
-use cannery_codec::lz77::Level;
+use cannery_codec::lz77::{Level, TokenSink};
 use cannery_codec::token::{dist_extra, dist_symbol, length_extra, length_symbol, Token};
 
 /// Format name of the serialized form.
@@ -159,7 +159,28 @@ impl Default for SymbolCounts {
     }
 }
 
+/// Counting straight from the match finder: no token buffer in between.
+impl TokenSink for SymbolCounts {
+    #[inline]
+    fn literal(&mut self, byte: u8) {
+        self.litlen[byte as usize] += 1;
+    }
+
+    #[inline]
+    fn copy(&mut self, length: u16, distance: u16) {
+        self.litlen[length_symbol(length) as usize] += 1;
+        self.dist[dist_symbol(distance) as usize] += 1;
+        self.extra_bits += (length_extra(length).0 + dist_extra(distance).0) as u64;
+    }
+}
+
 impl SymbolCounts {
+    /// Counts one page's end-of-block (after its tokens went through [`TokenSink`]).
+    #[inline]
+    pub fn end_page(&mut self) {
+        self.litlen[END_OF_BLOCK as usize] += 1;
+    }
+
     /// Adds the symbols of one page's tokens and its end-of-block.
     pub fn add_tokens(&mut self, tokens: &[Token]) {
         for &t in tokens {

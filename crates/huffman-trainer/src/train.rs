@@ -315,7 +315,7 @@ pub fn scan<S: PageSource + ?Sized>(
                         }
                         let h = page_hash(split.seed, p);
                         let mut c = SymbolCounts::default();
-                        c.add_tokens(parser.parse(p));
+                        parser.count(p, &mut c);
                         Some((h, split.part_of_hash(h), Some(c)))
                     })
                     .collect::<Vec<_>>()
