@@ -87,6 +87,48 @@ fn train_writes_tables_and_a_json_report_by_corpus_name() {
         ],
         tmp.path(),
     ));
+    // An evaluation sample measures fewer held-out pages and trains the
+    // same tables (their provenance records the sampled ratios).
+    let sampled = ok(&cannery(
+        &[
+            "train",
+            "--corpus",
+            "mini",
+            "--out",
+            "t3",
+            "--no-peers",
+            "--eval-pages",
+            "5",
+            "--json",
+        ],
+        tmp.path(),
+    ));
+    let s: serde_json::Value = serde_json::from_str(&sampled).unwrap();
+    for (a, b) in v["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(s["workloads"].as_array().unwrap())
+    {
+        let (all, some) = (
+            a["test_pages"].as_u64().unwrap(),
+            b["test_pages"].as_u64().unwrap(),
+        );
+        assert!(
+            all > 10 && (1..=12).contains(&some),
+            "{all} held out, {some} sampled"
+        );
+        let id = |dir: &str| {
+            let p = tmp
+                .path()
+                .join(dir)
+                .join(format!("{}.table.json", a["name"].as_str().unwrap()));
+            cannery_codec::Table::from_bytes(&std::fs::read(p).unwrap())
+                .unwrap()
+                .id()
+        };
+        assert_eq!(id("t"), id("t3"));
+    }
     for f in ["records", "fleet", "cluster-1"] {
         let a = std::fs::read(tmp.path().join("t").join(format!("{f}.table.json"))).unwrap();
         let b = std::fs::read(tmp.path().join("t2").join(format!("{f}.table.json"))).unwrap();

@@ -71,6 +71,7 @@ fn run_training<'py>(
     smoothing: Option<&str>,
     qpl_compatible: bool,
     all_distances: bool,
+    eval_pages: Option<u64>,
 ) -> PyResult<(Bound<'py, PyDict>, cannery_trainer::report::TrainReport)> {
     let topts = TrainOptions {
         parse: parse_model(parse)?,
@@ -92,6 +93,7 @@ fn run_training<'py>(
         train: topts,
         tables,
         peers,
+        eval_pages,
     };
     let out = py
         .allow_threads(|| train_corpus(&workloads, &opts, &mut |_| {}))
@@ -119,10 +121,13 @@ fn run_training<'py>(
 /// held out by content hash (`seed`), `parse` model ("fast", "default",
 /// "best"), `tables` (K), `peers` (measure zstd/lz4/libdeflate for the
 /// report), `smoothing` ("add-one", "uniform:M", "prior:M"; None = the
-/// trainer's default), `qpl_compatible`, `all_distances`.
+/// trainer's default), `qpl_compatible`, `all_distances`, `eval_pages`
+/// (held-out pages evaluated per workload at most, a hash-chosen sample;
+/// None = all).
 #[pyfunction]
 #[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, parse="fast", tables=1, peers=false,
-    smoothing=None, qpl_compatible=false, all_distances=false))]
+    smoothing=None, qpl_compatible=false, all_distances=false,
+    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES)))]
 #[allow(clippy::too_many_arguments)]
 pub fn train<'py>(
     py: Python<'py>,
@@ -135,6 +140,7 @@ pub fn train<'py>(
     smoothing: Option<&str>,
     qpl_compatible: bool,
     all_distances: bool,
+    eval_pages: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (d, _) = run_training(
         py,
@@ -147,6 +153,7 @@ pub fn train<'py>(
         smoothing,
         qpl_compatible,
         all_distances,
+        eval_pages,
     )?;
     Ok(d)
 }
@@ -157,7 +164,8 @@ pub fn train<'py>(
 /// shape. `peers` defaults to True here, as in the CLI.
 #[pyfunction]
 #[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, parse="fast", tables=1, peers=true,
-    smoothing=None, qpl_compatible=false, all_distances=false))]
+    smoothing=None, qpl_compatible=false, all_distances=false,
+    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES)))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_with_report<'py>(
     py: Python<'py>,
@@ -170,6 +178,7 @@ pub fn train_with_report<'py>(
     smoothing: Option<&str>,
     qpl_compatible: bool,
     all_distances: bool,
+    eval_pages: Option<u64>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>)> {
     let (d, report) = run_training(
         py,
@@ -182,6 +191,7 @@ pub fn train_with_report<'py>(
         smoothing,
         qpl_compatible,
         all_distances,
+        eval_pages,
     )?;
     Ok((d, json_to_py(py, &report)?))
 }

@@ -141,6 +141,23 @@ impl Split {
         })
     }
 
+    /// The split whose test part is a uniform sample of about `want` of
+    /// this split's `have` test pages (itself when `want >= have`): the
+    /// pages whose hash falls lowest within the test range, so the sample
+    /// is deterministic and contained in this split's test part.
+    pub fn test_sample(&self, have: u64, want: u64) -> Split {
+        if want >= have || have == 0 {
+            return *self;
+        }
+        let share = want as f64 / have as f64;
+        // At least one hash value stays in the test range.
+        let floor = 1.0 / (1u64 << 24) as f64;
+        Split {
+            test_fraction: (self.test_fraction * share).max(floor),
+            seed: self.seed,
+        }
+    }
+
     /// The part of a page with this hash ([`page_hash`] with the split's seed).
     pub fn part_of_hash(&self, h: u64) -> Part {
         // The low 24 bits decide test vs train, bits 24..27 validation.
@@ -278,6 +295,32 @@ pub fn for_each_chunk<S: PageSource + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_test_sample_is_a_part_of_the_test_part_of_about_the_asked_size() {
+        let split = Split::new(0.2, 7).unwrap();
+        let hashes: Vec<u64> = (0..50_000u64)
+            .map(|i| page_hash(7, &i.to_le_bytes().repeat(8)))
+            .collect();
+        let test = |s: &Split| -> Vec<usize> {
+            (0..hashes.len())
+                .filter(|&i| s.part_of_hash(hashes[i]) == Part::Test)
+                .collect()
+        };
+        let all = test(&split);
+        let have = all.len() as u64;
+        assert_eq!(split.test_sample(have, have), split);
+        assert_eq!(split.test_sample(have, have + 5), split);
+        let sample = test(&split.test_sample(have, 1000));
+        assert!(sample.iter().all(|i| all.binary_search(i).is_ok()));
+        assert!(
+            (800..1200).contains(&sample.len()),
+            "{} pages sampled for 1000",
+            sample.len()
+        );
+        // Even a sample of one keeps some hash range.
+        assert!(split.test_sample(have, 1).test_fraction > 0.0);
+    }
 
     #[test]
     fn same_filled_pages_are_recognised() {

@@ -80,7 +80,15 @@ pub struct CorpusOptions {
     pub tables: usize,
     /// Also run the peer compressors.
     pub peers: bool,
+    /// Held-out pages evaluated per workload at most: a larger test part
+    /// is sampled by page hash ([`crate::Split::test_sample`]). `None`: all.
+    pub eval_pages: Option<u64>,
 }
+
+/// Default of [`CorpusOptions::eval_pages`]: enough for ratios to about
+/// ±1 % on the shipped workloads, and every held-out page of the shipped
+/// corpus (at most 1200 per workload).
+pub const DEFAULT_EVAL_PAGES: u64 = 2000;
 
 /// Progress events for callers that show progress.
 #[derive(Debug)]
@@ -340,7 +348,11 @@ pub fn train_corpus(
         progress(Progress::Evaluating(&w.name));
         let main = own[i].as_ref().unwrap_or(&fleet);
         let dict = &dictionaries[i];
-        let mut spec = EvalSpec::held_out(opts.train.split, Some(main));
+        let split = match opts.eval_pages {
+            Some(n) => opts.train.split.test_sample(s.test.pages, n),
+            None => opts.train.split,
+        };
+        let mut spec = EvalSpec::held_out(split, Some(main));
         if !opts.peers {
             spec.peers.clear();
         }
@@ -365,8 +377,8 @@ pub fn train_corpus(
         let ev = evaluate(w.source, &spec)?;
         // Same-filled pages of the test share: those seen in the test part,
         // plus the capture-counted ones scaled by the test fraction.
-        let same = ev.same_filled_seen as f64
-            + s.uncounted_same_filled as f64 * opts.train.split.test_fraction;
+        let same =
+            ev.same_filled_seen as f64 + s.uncounted_same_filled as f64 * split.test_fraction;
         let mut modes = ev.results(same);
         fleet_same += same;
         // Fleet "canned-<level>" sums each workload's own table (the
@@ -563,6 +575,40 @@ mod tests {
     use crate::testutil::workload_pages;
 
     #[test]
+    fn an_evaluation_sample_measures_fewer_pages_and_trains_the_same_tables() {
+        let a = workload_pages(300, 0, 61);
+        let ws = [Workload {
+            name: "records".into(),
+            source: &a,
+        }];
+        let mut opts = CorpusOptions {
+            corpus: "synthetic".into(),
+            train: TrainOptions::default(),
+            tables: 1,
+            peers: false,
+            eval_pages: None,
+        };
+        let all = train_corpus(&ws, &opts, &mut |_| {}).unwrap();
+        opts.eval_pages = Some(12);
+        let some = train_corpus(&ws, &opts, &mut |_| {}).unwrap();
+        let (n_all, n_some) = (
+            all.report.workloads[0].test_pages,
+            some.report.workloads[0].test_pages,
+        );
+        assert!(n_all > 40, "{n_all} held-out pages");
+        assert!(
+            (1..=30).contains(&n_some),
+            "{n_some} pages sampled for 12 of {n_all}"
+        );
+        assert_eq!(
+            all.workload_tables[0].id(),
+            some.workload_tables[0].id(),
+            "sampling the evaluation must not change training"
+        );
+        assert_eq!(some.report.workloads[0].modes["canned-fast"].pages, n_some);
+    }
+
+    #[test]
     fn a_corpus_gets_workload_fleet_and_cluster_tables_and_a_full_report() {
         let a = workload_pages(160, 0, 51);
         let b = workload_pages(160, 1, 52);
@@ -586,6 +632,7 @@ mod tests {
             train: TrainOptions::default(),
             tables: 2,
             peers: true,
+            eval_pages: None,
         };
         let out = train_corpus(&ws, &opts, &mut |_| {}).unwrap();
         assert_eq!(out.workload_tables.len(), 2);
@@ -674,6 +721,7 @@ mod tests {
             train: TrainOptions::default(),
             tables: 1,
             peers: false,
+            eval_pages: None,
         };
         let e = train_corpus(&ws, &opts, &mut |_| {}).unwrap_err();
         assert!(

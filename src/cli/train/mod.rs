@@ -85,6 +85,10 @@ pub struct TrainArgs {
     /// Skip the peer compressors (zstd, lz4, libdeflate) in the report.
     #[arg(long)]
     no_peers: bool,
+    /// Held-out pages evaluated per workload at most; a larger test part
+    /// is sampled by page hash (deterministic). 0 evaluates them all.
+    #[arg(long, default_value_t = cannery_trainer::report::DEFAULT_EVAL_PAGES)]
+    eval_pages: u64,
     /// Write the kernel-2024 table for workloads with too few pages (with a warning).
     #[arg(long)]
     fallback: bool,
@@ -231,6 +235,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         train: topts,
         tables: args.tables,
         peers: !args.no_peers,
+        eval_pages: (args.eval_pages > 0).then_some(args.eval_pages),
     };
     let started = std::time::Instant::now();
     let out = train_corpus(&workloads, &opts, &mut progress_printer())?;
