@@ -14,18 +14,20 @@
 //! 4 KiB slot of the caller's buffer.
 //!
 //! How the work is split: dynamically, by claiming. Each call opens a new
-//! epoch on one shared claim counter (`epoch << 8 | next unit index`, an
-//! `AtomicU64`). Every worker whose lane is at home gets a copy of all the
-//! units (the crate forbids `unsafe`, so workers cannot borrow the caller's
-//! memory; copying a batch costs about a microsecond, a 4 KiB compression
-//! tens). Then the caller (engine 0) and the workers take units one at a
-//! time from the counter until none is left: the caller compresses its units
-//! straight from the caller's slices, a worker from its copy. A claim checks
-//! the epoch, so a worker that wakes late holding the lane of an older call
-//! claims nothing of the current one and just hands its lane back. Each lane
-//! lists the units it did in slot order; after the call an owner map says
-//! where each unit's result lives, so results come back in the caller's
-//! order whoever did them.
+//! epoch on one shared claim counter, an `AtomicU64` holding the epoch and
+//! the range `lo..hi` of unclaimed units. The caller (engine 0) takes units
+//! one at a time from the bottom of the range, straight from the caller's
+//! slices; the workers take them from the top, from copies: the crate
+//! forbids `unsafe`, so workers cannot borrow the caller's memory. Every
+//! worker whose lane is at home gets copies of the units from `base` on
+//! (`base` is half the caller's fair share `n / engines`, at least 1: the
+//! workers run out of copies only if the caller does less than half its
+//! share, and the caller then does the rest itself), which costs under a
+//! microsecond per 4 KiB unit against tens for compressing it. A claim checks the epoch, so a worker that wakes late holding the
+//! lane of an older call claims nothing of the current one and just hands
+//! its lane back. Each lane lists the units it did in slot order; after the
+//! call an owner map says where each unit's result lives, so results come
+//! back in the caller's order whoever did them.
 //!
 //! The caller never waits for a worker that did nothing: if it claimed every
 //! unit itself (the workers were slow to wake), it returns at once, and lanes
@@ -34,11 +36,12 @@
 //! Otherwise it waits only until the lanes holding the units workers claimed
 //! are back. Waiting is polling: the caller polls for up to 100 us, then
 //! blocks (one worker still out) or yields between polls (several). A worker
-//! that has handed its lane back polls for the next one for 50 us before it
-//! parks, so back-to-back batches do not pay a thread wake-up each (tens of
-//! microseconds on a VM) while an idle batch object sleeps: the spin is
-//! bounded, so a batch object between bursts costs at most 50 us of CPU per
-//! worker after each call.
+//! that has handed its lane back polls for the next one for 200 us before it
+//! parks, so back-to-back batches do not pay a thread wake-up each (50 to
+//! 150 us for an idle vCPU on a VM) while an idle batch object sleeps: the
+//! spin is bounded, so a batch object between bursts costs at most 200 us of
+//! CPU per worker after each call. Lanes are boxed, so a hand-off moves a
+//! pointer.
 //!
 //! Batch size 1 is the plain single-page call: a call with one unit (or with
 //! no worker at home) stays with engine 0, the calling thread, which calls
@@ -185,11 +188,18 @@ pub enum BatchError {
 }
 
 /// How long a worker keeps polling for its next lane after it has returned
-/// one, before it blocks in the channel. Back-to-back batches (the zswap
-/// store path, a bench loop) arrive well within this, so the next batch does
-/// not pay a thread wake-up; an idle batch object costs at most this much
-/// CPU per batch and then sleeps.
-const WORKER_SPIN: Duration = Duration::from_micros(50);
+/// one, before it parks. The next batch of a back-to-back run (the zswap
+/// store path, a bench loop) reaches the worker after the caller's last
+/// unit and the next call's staging, up to about 100 us for a batch of 32;
+/// a parked worker on an idle vCPU takes 50 to 150 us to wake on a VM, which
+/// 50 us of polling did not avoid (a third of the calls at batch 8 woke a
+/// parked worker). An idle batch object costs at most this much CPU per
+/// worker after each call, then sleeps.
+const WORKER_SPIN: Duration = Duration::from_micros(200);
+
+/// While polling, a worker yields its CPU every this many polls, so that on
+/// a loaded machine it does not hold a CPU the caller could run on.
+const POLLS_PER_YIELD: u32 = 32;
 
 /// How long the caller polls for the lanes it waits on before it blocks (one
 /// worker outstanding) or yields between polls (several). It only waits for
@@ -199,25 +209,39 @@ const CALLER_SPIN: Duration = Duration::from_micros(100);
 /// `spin_loop` hints between two polls of a channel.
 const SPINS_PER_POLL: usize = 4;
 
-/// Low bits of the claim counter: the next unit index of the current batch
-/// (at most 32 units). The bits above hold the batch's epoch.
-const INDEX_BITS: u32 = 8;
-const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
-const EPOCH_MASK: u64 = u64::MAX >> INDEX_BITS;
+/// The claim counter holds `epoch << 16 | lo << 8 | hi`: units `lo..hi` of
+/// the batch of that epoch are unclaimed (a batch has at most 32 units).
+/// The caller claims from the bottom (`lo`), workers from the top (`hi`).
+const EPOCH_SHIFT: u32 = 16;
+const EPOCH_MASK: u64 = u64::MAX >> EPOCH_SHIFT;
 
-/// Claims the next unclaimed unit of batch `epoch` (of `n` units) from the
-/// shared counter. `None` once every unit is claimed, or if the counter has
-/// moved on to a newer batch (a worker that wakes late with a stale lane).
+/// The counter value that opens batch `epoch` of `n` units.
 #[inline]
-fn claim(claims: &AtomicU64, epoch: u64, n: usize) -> Option<usize> {
+fn opened(epoch: u64, n: usize) -> u64 {
+    (epoch << EPOCH_SHIFT) | n as u64
+}
+
+/// Claims a unit of batch `epoch` from the shared counter: the lowest
+/// unclaimed one (`low`, the caller) or the highest (a worker, which holds
+/// copies of units `base..` only, so it takes none below `base`). `None`
+/// once no such unit is left, or if the counter has moved on to a newer
+/// batch (a worker that wakes late with a stale lane).
+#[inline]
+fn claim(claims: &AtomicU64, epoch: u64, low: bool, base: usize) -> Option<usize> {
     let mut cur = claims.load(Ordering::Acquire);
     loop {
-        let next = (cur & INDEX_MASK) as usize;
-        if cur >> INDEX_BITS != epoch || next >= n {
+        let lo = ((cur >> 8) & 0xff) as usize;
+        let hi = (cur & 0xff) as usize;
+        if cur >> EPOCH_SHIFT != epoch || lo >= hi || (!low && hi - 1 < base) {
             return None;
         }
-        match claims.compare_exchange_weak(cur, cur + 1, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => return Some(next),
+        let (next, unit) = if low {
+            (cur + (1 << 8), lo)
+        } else {
+            (cur - 1, hi - 1)
+        };
+        match claims.compare_exchange_weak(cur, next, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return Some(unit),
             Err(now) => cur = now,
         }
     }
@@ -229,8 +253,8 @@ struct Ticket {
     claims: Arc<AtomicU64>,
     /// The batch this lane was staged for.
     epoch: u64,
-    /// Units in that batch.
-    n: usize,
+    /// The first unit staged in this lane (a worker holds units `base..n`).
+    base: usize,
     /// The unit index of each slot this lane filled, in slot order.
     done: Vec<u8>,
 }
@@ -240,20 +264,21 @@ impl Ticket {
         Ticket {
             claims,
             epoch: 0,
-            n: 0,
+            base: 0,
             done: Vec::with_capacity(slots),
         }
     }
 
-    fn reset(&mut self, epoch: u64, n: usize) {
+    fn reset(&mut self, epoch: u64, base: usize) {
         self.epoch = epoch;
-        self.n = n;
+        self.base = base;
         self.done.clear();
     }
 
+    /// A worker's claim: the highest unclaimed unit it holds.
     #[inline]
     fn claim(&self) -> Option<usize> {
-        claim(&self.claims, self.epoch, self.n)
+        claim(&self.claims, self.epoch, false, self.base)
     }
 }
 
@@ -261,9 +286,10 @@ impl Ticket {
 trait Lane: Send + 'static {
     fn ticket(&self) -> &Ticket;
     /// Forgets the last call's results: the lane now belongs to batch
-    /// `epoch` of `n` units.
-    fn reset(&mut self, epoch: u64, n: usize);
-    /// Copies every unit of the batch in (worker lanes).
+    /// `epoch`, holding its units from `base` on.
+    fn reset(&mut self, epoch: u64, base: usize);
+    /// Copies units `base..` of the batch in (worker lanes): `units` is
+    /// that tail.
     fn stage(&mut self, units: &[&[u8]]);
     /// A worker's job: claims staged units and does them until none is left.
     fn run_staged(&mut self);
@@ -275,8 +301,9 @@ trait Lane: Send + 'static {
 /// unparks it after each send, and parking never allocates (a std channel
 /// allocates its waiter list the first time a side blocks, which here could
 /// happen at any time after a call).
-fn worker_loop<L: Lane>(rx: Receiver<L>, tx: SyncSender<L>) {
+fn worker_loop<L: Lane>(rx: Receiver<Box<L>>, tx: SyncSender<Box<L>>) {
     let mut spin_from: Option<Instant> = None;
+    let mut polls = 0u32;
     loop {
         match rx.try_recv() {
             Ok(mut lane) => {
@@ -289,8 +316,13 @@ fn worker_loop<L: Lane>(rx: Receiver<L>, tx: SyncSender<L>) {
             Err(TryRecvError::Disconnected) => return,
             Err(TryRecvError::Empty) => match spin_from {
                 Some(t) if t.elapsed() < WORKER_SPIN => {
-                    for _ in 0..SPINS_PER_POLL {
-                        std::hint::spin_loop();
+                    polls = polls.wrapping_add(1);
+                    if polls % POLLS_PER_YIELD == 0 {
+                        std::thread::yield_now();
+                    } else {
+                        for _ in 0..SPINS_PER_POLL {
+                            std::hint::spin_loop();
+                        }
                     }
                 }
                 _ => {
@@ -304,25 +336,26 @@ fn worker_loop<L: Lane>(rx: Receiver<L>, tx: SyncSender<L>) {
 }
 
 /// A persistent worker thread and the lane (codec + buffers) it works on.
-/// The lane travels to the thread for a batch and comes back with results.
+/// The lane travels to the thread for a batch and comes back with results;
+/// it is boxed so that a hand-off moves a pointer, not the codec's state.
 struct Worker<L> {
     /// The lane while it is at home; `None` while the worker has it.
-    lane: Option<L>,
-    to: Option<SyncSender<L>>,
-    back: Receiver<L>,
+    lane: Option<Box<L>>,
+    to: Option<SyncSender<Box<L>>>,
+    back: Receiver<Box<L>>,
     handle: Option<JoinHandle<()>>,
 }
 
 impl<L: Lane> Worker<L> {
     fn spawn(index: usize, lane: L) -> Result<Worker<L>, BatchError> {
-        let (to, rx) = sync_channel::<L>(1);
-        let (tx, back) = sync_channel::<L>(1);
+        let (to, rx) = sync_channel::<Box<L>>(1);
+        let (tx, back) = sync_channel::<Box<L>>(1);
         let handle = std::thread::Builder::new()
             .name(format!("cannery-batch-{index}"))
             .spawn(move || worker_loop(rx, tx))
             .map_err(|e| BatchError::Spawn(e.to_string()))?;
         let mut w = Worker {
-            lane: Some(lane),
+            lane: Some(Box::new(lane)),
             to: Some(to),
             back,
             handle: Some(handle),
@@ -446,8 +479,8 @@ impl Plan {
     }
 }
 
-/// How the caller takes the units of one call: from the shared counter when
-/// workers were given the batch, else simply in order.
+/// How the caller takes the units of one call: from the bottom of the shared
+/// counter when workers were given the batch, else simply in order.
 struct Turn {
     shared: bool,
     epoch: u64,
@@ -459,7 +492,7 @@ impl Turn {
     #[inline]
     fn next(&mut self, claims: &AtomicU64) -> Option<usize> {
         if self.shared {
-            claim(claims, self.epoch, self.n)
+            claim(claims, self.epoch, true, 0)
         } else if self.next < self.n {
             self.next += 1;
             Some(self.next - 1)
@@ -473,7 +506,7 @@ impl Turn {
 /// claim counter, and the plan.
 struct Pool<L> {
     plan: Plan,
-    /// `epoch << INDEX_BITS | next unit index`, shared with every lane.
+    /// `epoch << 16 | lo << 8 | hi`, shared with every lane.
     claims: Arc<AtomicU64>,
     /// The epoch of the last call that gave workers a batch.
     epoch: u64,
@@ -556,7 +589,10 @@ impl<L: Lane> Pool<L> {
 
     /// Starts a call: a single unit, or no worker at home, stays with the
     /// caller; otherwise a new epoch opens the claim counter and every
-    /// worker at home (at most `n - 1` of them) gets all the units.
+    /// worker at home (at most one per unit it could take) gets copies of
+    /// the units from `base` on, half the caller's fair share: the caller
+    /// claims from the bottom, so the workers are short of units only if
+    /// the caller does less than half its share meanwhile.
     fn begin(&mut self, units: &[&[u8]]) -> Result<Turn, BatchError> {
         let n = units.len();
         self.plan.len = 0;
@@ -567,26 +603,26 @@ impl<L: Lane> Pool<L> {
             n,
             next: 0,
         };
-        self.local.reset(self.epoch, n);
+        self.local.reset(self.epoch, 0);
         if n <= 1 || self.workers.iter().all(|w| w.lane.is_none()) {
             return Ok(turn);
         }
         self.epoch = (self.epoch + 1) & EPOCH_MASK;
-        self.claims
-            .store(self.epoch << INDEX_BITS, Ordering::Release);
+        self.claims.store(opened(self.epoch, n), Ordering::Release);
         turn.shared = true;
         turn.epoch = self.epoch;
+        let base = (n / (2 * self.engines())).max(1);
         let mut helpers = 0;
         for k in 0..self.workers.len() {
-            if helpers + 1 == n {
+            if helpers == n - base {
                 break;
             }
             let w = &mut self.workers[k];
             let Some(lane) = w.lane.as_mut() else {
                 continue;
             };
-            lane.reset(self.epoch, n);
-            lane.stage(units);
+            lane.reset(self.epoch, base);
+            lane.stage(&units[base..]);
             if !w.send() {
                 return Err(self.lose(k + 1));
             }
@@ -627,7 +663,7 @@ impl<L: Lane> Pool<L> {
                 }
                 match w.back.try_recv() {
                     Ok(lane) => {
-                        missing -= record(plan, turn.epoch, k + 1, &lane, &mut collected);
+                        missing -= record(plan, turn.epoch, k + 1, &*lane, &mut collected);
                         w.lane = Some(lane);
                         *out &= !(1 << k);
                     }
@@ -652,7 +688,7 @@ impl<L: Lane> Pool<L> {
                 let k = out.trailing_zeros() as usize;
                 match workers[k].back.recv() {
                     Ok(lane) => {
-                        missing -= record(plan, turn.epoch, k + 1, &lane, &mut collected);
+                        missing -= record(plan, turn.epoch, k + 1, &*lane, &mut collected);
                         workers[k].lane = Some(lane);
                         *out = 0;
                     }
@@ -738,8 +774,8 @@ impl<C: PageCompressor> Lane for CompressLane<C> {
         &self.ticket
     }
 
-    fn reset(&mut self, epoch: u64, n: usize) {
-        self.ticket.reset(epoch, n);
+    fn reset(&mut self, epoch: u64, base: usize) {
+        self.ticket.reset(epoch, base);
         self.status.clear();
     }
 
@@ -754,7 +790,7 @@ impl<C: PageCompressor> Lane for CompressLane<C> {
 
     fn run_staged(&mut self) {
         while let Some(i) = self.ticket.claim() {
-            let (at, len) = self.spans[i];
+            let (at, len) = self.spans[i - self.ticket.base];
             let slot = self.ticket.done.len();
             let unit = &self.staged[at..at + len];
             let s = compress_unit(&mut self.codec, unit, &mut self.outs[slot]);
@@ -928,8 +964,8 @@ impl<D: PageDecompressor> Lane for DecompressLane<D> {
         &self.ticket
     }
 
-    fn reset(&mut self, epoch: u64, n: usize) {
-        self.ticket.reset(epoch, n);
+    fn reset(&mut self, epoch: u64, base: usize) {
+        self.ticket.reset(epoch, base);
         self.status.clear();
     }
 
@@ -944,7 +980,7 @@ impl<D: PageDecompressor> Lane for DecompressLane<D> {
 
     fn run_staged(&mut self) {
         while let Some(i) = self.ticket.claim() {
-            let (at, len) = self.spans[i];
+            let (at, len) = self.spans[i - self.ticket.base];
             let slot = self.ticket.done.len();
             let data = &self.staged[at..at + len];
             let out = &mut self.output[slot * PAGE_SIZE..(slot + 1) * PAGE_SIZE];
@@ -1130,24 +1166,32 @@ mod tests {
     }
 
     #[test]
-    fn claims_are_epoch_tagged() {
-        let c = AtomicU64::new(5 << INDEX_BITS);
-        assert_eq!(claim(&c, 4, 3), None, "an older epoch claims nothing");
-        assert_eq!(claim(&c, 6, 3), None, "a newer epoch claims nothing");
-        assert_eq!(claim(&c, 5, 3), Some(0));
-        assert_eq!(claim(&c, 5, 3), Some(1));
-        assert_eq!(claim(&c, 5, 3), Some(2));
-        assert_eq!(claim(&c, 5, 3), None, "every unit is claimed");
+    fn claims_are_epoch_tagged_and_two_ended() {
+        let c = AtomicU64::new(opened(5, 4));
+        assert_eq!(claim(&c, 4, true, 0), None, "an older epoch claims nothing");
+        assert_eq!(claim(&c, 6, false, 0), None, "a newer epoch claims nothing");
+        assert_eq!(
+            claim(&c, 5, true, 0),
+            Some(0),
+            "the caller takes the bottom"
+        );
+        assert_eq!(claim(&c, 5, false, 1), Some(3), "a worker takes the top");
+        assert_eq!(claim(&c, 5, false, 2), Some(2));
+        assert_eq!(claim(&c, 5, false, 2), None, "below the worker's copies");
+        assert_eq!(claim(&c, 5, true, 0), Some(1));
+        assert_eq!(claim(&c, 5, true, 0), None, "every unit is claimed");
+        assert_eq!(claim(&c, 5, false, 0), None);
         // A lane staged for a 32-unit batch of epoch 5 finds nothing in a
         // 2-unit batch of epoch 6 that has unclaimed units.
-        c.store(6 << INDEX_BITS, Ordering::Release);
-        assert_eq!(claim(&c, 5, 32), None);
-        assert_eq!(claim(&c, 6, 2), Some(0));
-        // The epoch wraps within its bits without touching the index.
+        c.store(opened(6, 2), Ordering::Release);
+        assert_eq!(claim(&c, 5, false, 0), None);
+        assert_eq!(claim(&c, 6, false, 0), Some(1));
+        // The epoch wraps within its bits without touching the range.
         let top = EPOCH_MASK;
-        c.store(top << INDEX_BITS, Ordering::Release);
-        assert_eq!(claim(&c, top, 32), Some(0));
-        assert_eq!(claim(&c, 0, 32), None);
+        c.store(opened(top, 32), Ordering::Release);
+        assert_eq!(claim(&c, top, false, 0), Some(31));
+        assert_eq!(claim(&c, top, true, 0), Some(0));
+        assert_eq!(claim(&c, 0, true, 0), None);
     }
 
     #[test]
@@ -1155,14 +1199,16 @@ mod tests {
         let c = Arc::new(AtomicU64::new(0));
         for epoch in 1..200u64 {
             let n = 1 + (epoch as usize % MAX_BATCH_SIZE);
-            c.store(epoch << INDEX_BITS, Ordering::Release);
+            let base = (epoch as usize % 3).min(n - 1);
+            c.store(opened(epoch, n), Ordering::Release);
+            // One thread claims from the bottom, two from the top.
             let got: Vec<Vec<usize>> = std::thread::scope(|s| {
                 let hs: Vec<_> = (0..3)
-                    .map(|_| {
+                    .map(|t| {
                         let c = &c;
                         s.spawn(move || {
                             let mut mine = Vec::new();
-                            while let Some(i) = claim(c, epoch, n) {
+                            while let Some(i) = claim(c, epoch, t == 0, base) {
                                 mine.push(i);
                             }
                             mine
@@ -1171,8 +1217,11 @@ mod tests {
                     .collect();
                 hs.into_iter().map(|h| h.join().unwrap()).collect()
             });
+            assert!(got[1].iter().chain(&got[2]).all(|&i| i >= base));
             let mut all: Vec<usize> = got.concat();
             all.sort_unstable();
+            // The bottom claimer takes whatever the top ones leave, so every
+            // unit is claimed exactly once.
             assert_eq!(all, (0..n).collect::<Vec<_>>(), "epoch {epoch}");
         }
     }
@@ -1181,18 +1230,30 @@ mod tests {
     fn a_stale_lane_does_nothing() {
         let claims = Arc::new(AtomicU64::new(0));
         let mut lane = CompressLane::new(fixed_encoders(1).remove(0), claims.clone(), 4, true);
-        let units: [&[u8]; 3] = [b"aaaa", b"bbbb", b"cccc"];
-        lane.reset(7, 3);
-        lane.stage(&units);
+        let units: [&[u8]; 4] = [b"aaaa", b"bbbb", b"cccc", b"dddd"];
+        lane.reset(7, 1);
+        lane.stage(&units[1..]);
         // The counter is at a newer call that still has unclaimed units.
-        claims.store(8 << INDEX_BITS, Ordering::Release);
+        claims.store(opened(8, 4), Ordering::Release);
         lane.run_staged();
         assert!(lane.ticket.done.is_empty());
         assert!(lane.status.is_empty());
-        // Its own call: it takes every unit left, in claim order.
-        claims.store((7 << INDEX_BITS) | 1, Ordering::Release);
+        // Its own call, with unit 0 taken by the caller: it takes every unit
+        // left from the top down.
+        claims.store(opened(7, 4) + (1 << 8), Ordering::Release);
         lane.run_staged();
-        assert_eq!(lane.ticket.done, [1, 2]);
-        assert_eq!(lane.status.len(), 2);
+        assert_eq!(lane.ticket.done, [3, 2, 1]);
+        assert_eq!(lane.status.len(), 3);
+        let mut dec = Decoder::new(Mode::Fixed, Format::Deflate, None).unwrap();
+        for (slot, &i) in lane.ticket.done.iter().enumerate() {
+            let UnitStatus::Compressed(n) = lane.status[slot] else {
+                panic!("unit {i} compresses");
+            };
+            let mut out = [0u8; PAGE_SIZE];
+            let m = dec
+                .decompress_page(&lane.outs[slot][..n], &mut out)
+                .unwrap();
+            assert_eq!(&out[..m], units[i as usize], "slot {slot} holds unit {i}");
+        }
     }
 }

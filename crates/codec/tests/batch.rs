@@ -697,11 +697,13 @@ fn a_worker_with_a_stale_lane_claims_nothing_of_a_newer_call() {
 
         // Call 2 while worker 1 is stuck: with 2 engines the caller does it
         // alone; with 3, worker 2 takes part and worker 1, let go by the 0xB1
-        // units, looks for units while this call still has some unclaimed.
+        // units, looks for units while this call still has some unclaimed
+        // (the first units the caller and a worker take, the bottom one and
+        // the top one, hold both for 20 ms after the stale worker is let go).
         let mut pages: Vec<Vec<u8>> = (0..8u64).map(|s| page(2 + (s % 2) as u8, s)).collect();
         if engines == 3 {
             pages[0][0] = 0xB1;
-            pages[1][0] = 0xB1;
+            pages[7][0] = 0xB1;
         }
         let want = single(&mut plain, &pages);
         let r = b.compress(pages.iter().map(|p| &p[..])).unwrap();
