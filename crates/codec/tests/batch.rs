@@ -1,7 +1,9 @@
 //! The batch path against the single-page calls: every unit's status and
 //! bytes equal the plain call's (every mode, random batch sizes and engine
 //! counts), failing and incompressible units leave their neighbours alone,
-//! folios of mixed sizes, batch-size bounds, and a dying engine.
+//! folios of mixed sizes, batch-size bounds, a dying engine (compression
+//! and decompression), many consecutive calls whose split between engines
+//! varies, and a worker that comes back late with the lane of an old call.
 //!
 //! Not here: speed (benches/batch.rs) and allocation counting
 //! (benches/tests/no_alloc.rs in the `cannery-benches` package).
@@ -15,6 +17,10 @@ use cannery_codec::{
     DecodeError, Decoder, EncodeError, Encoder, Format, Level, Mode, Outcome, Table,
 };
 use proptest::prelude::*;
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Deterministic pseudo-random bytes (xorshift64*).
 fn noise(seed: u64, len: usize) -> Vec<u8> {
@@ -416,13 +422,57 @@ fn batch_size_bounds_have_clear_errors() {
     assert_eq!(r.iter().collect::<Vec<_>>(), vec![Ok(0), Ok(0)]);
 }
 
-/// A compressor that panics on units starting with 0xFF.
-struct Panicky;
+/// True on a batch engine's worker thread (engine 0 is the caller's thread).
+fn on_worker() -> bool {
+    std::thread::current()
+        .name()
+        .is_some_and(|n| n.starts_with("cannery-batch-"))
+}
+
+/// Waits (polling) until `done` holds; panics after 10 s instead of hanging.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "timed out: {what}"
+        );
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// What the [`Panicky`] codecs of one batch object share.
+#[derive(Default)]
+struct PanickyState {
+    /// Units a worker has compressed.
+    worker_units: AtomicUsize,
+    /// A worker is about to panic.
+    worker_panicked: AtomicBool,
+}
+
+/// A compressor whose workers panic on units starting with 0xFF. Which
+/// engine claims which unit depends on timing, so engine 0 (which must not
+/// panic: its panic would reach the test) waits on 0xFF units until a worker
+/// has panicked, and on other units until a worker has done a unit: a worker
+/// always takes part, and always meets a 0xFF unit of a call made of them.
+struct Panicky(Arc<PanickyState>);
 
 impl PageCompressor for Panicky {
     type Error = String;
     fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, String> {
-        assert!(unit.first() != Some(&0xFF), "test codec refuses 0xff");
+        let bad = unit.first() == Some(&0xFF);
+        let st = &self.0;
+        if on_worker() {
+            if bad {
+                st.worker_panicked.store(true, SeqCst);
+                panic!("test codec refuses 0xff");
+            }
+            st.worker_units.fetch_add(1, SeqCst);
+        } else if bad {
+            wait_until("a worker panics", || st.worker_panicked.load(SeqCst));
+        } else {
+            wait_until("a worker does a unit", || st.worker_units.load(SeqCst) > 0);
+        }
         out.clear();
         out.push(1);
         Ok(Outcome::Compressed(1))
@@ -431,18 +481,284 @@ impl PageCompressor for Panicky {
 
 #[test]
 fn a_dead_engine_is_a_typed_error_not_a_hang() {
-    let mut b = BatchCompressor::new(4, vec![Panicky, Panicky]).unwrap();
-    let ok = [1u8; 8];
-    let bad = [0xFFu8; 8];
-    assert!(b.compress([&ok[..], &ok]).unwrap().all_compressed());
-    // Units 2 and 3 go to engine 1, which dies on unit 3.
-    let e = b.compress([&ok[..], &ok, &ok, &bad]).unwrap_err();
+    for engines in [2, 3] {
+        let st = Arc::new(PanickyState::default());
+        let codecs = (0..engines).map(|_| Panicky(st.clone())).collect();
+        let mut b = BatchCompressor::new(4, codecs).unwrap();
+        let ok = [1u8; 8];
+        let bad = [0xFFu8; 8];
+        assert!(b.compress([&ok[..], &ok]).unwrap().all_compressed());
+        // A worker claims at least one of these units and dies on it.
+        let e = b.compress([&bad[..], &bad, &bad, &bad]).unwrap_err();
+        assert!(
+            matches!(e, BatchError::EngineLost(k) if (1..engines).contains(&k)),
+            "{e:?}"
+        );
+        // The batch object stays unusable, with the same error.
+        assert_eq!(b.compress([&ok[..]]).unwrap_err(), e);
+        assert_eq!(b.compress([&ok[..], &ok]).unwrap_err(), e);
+        drop(b); // joins the surviving threads without hanging
+    }
+}
+
+/// An encoder that sleeps 300 us on units whose last byte is a multiple of
+/// 5, whichever engine does them, so the split between engines varies.
+struct Sleepy(Encoder);
+
+impl PageCompressor for Sleepy {
+    type Error = EncodeError;
+    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, EncodeError> {
+        if unit.last().is_some_and(|b| b % 5 == 0) {
+            std::thread::sleep(Duration::from_micros(300));
+        }
+        self.0.compress(unit, out)
+    }
+}
+
+/// The decoding side of [`Sleepy`]: sleeps on streams whose last byte is a
+/// multiple of 5.
+struct SleepyDecoder(Decoder);
+
+impl PageDecompressor for SleepyDecoder {
+    type Error = DecodeError;
+    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+        if data.last().is_some_and(|b| b % 5 == 0) {
+            std::thread::sleep(Duration::from_micros(300));
+        }
+        self.0.decompress(data, out)
+    }
+}
+
+/// Asserts a batch result equals the single-page results, for any codec
+/// with the encoder's error type.
+fn assert_same_as<C: PageCompressor<Error = EncodeError>>(
+    batch: &cannery_codec::batch::CompressedBatch<'_, C>,
+    want: &[(Result<Outcome, EncodeError>, Vec<u8>)],
+    what: &str,
+) {
+    assert_eq!(batch.len(), want.len(), "{what}");
+    for (i, (r, bytes)) in want.iter().enumerate() {
+        let expected = UnitStatus::from_result(r.clone());
+        assert_eq!(batch.status(i), &expected, "{what} unit {i}");
+        match expected {
+            UnitStatus::Compressed(n) => {
+                assert_eq!(batch.data(i), Some(&bytes[..n]), "{what} unit {i}")
+            }
+            _ => assert_eq!(batch.data(i), None, "{what} unit {i}"),
+        }
+    }
+}
+
+/// Many calls of varying sizes on one batch object: every unit's result is
+/// the plain call's on that unit, whichever engine did it. Some calls come
+/// after a pause (workers asleep) with a few tiny units, which the caller
+/// usually finishes alone before a worker wakes; the next call then starts
+/// with that worker's lane still out, or coming back stale during the call.
+/// A wrong owner map or a stale lane taking units of a newer call would
+/// show as wrong bytes, a wrong status, a lost engine or a panic.
+#[test]
+fn consecutive_batches_of_varying_sizes_equal_the_plain_calls() {
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |m: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % m
+    };
+    let mut plain = encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
+    let plain_dec = decoder(Mode::Canned, Format::Iaa);
+    for engines in [2, 3] {
+        let codecs = (0..engines)
+            .map(|_| Sleepy(encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap()))
+            .collect();
+        let mut b = BatchCompressor::new(MAX_BATCH_SIZE, codecs).unwrap();
+        let decoders = (0..engines)
+            .map(|_| SleepyDecoder(decoder(Mode::Canned, Format::Iaa)))
+            .collect();
+        let mut d = BatchDecompressor::new(MAX_BATCH_SIZE, decoders).unwrap();
+        let mut out = vec![0u8; MAX_BATCH_SIZE * PAGE_SIZE];
+        for round in 0..300 {
+            let tiny = round % 7 == 3;
+            if tiny {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let n = if tiny {
+                2 + next(2) as usize
+            } else {
+                1 + next(MAX_BATCH_SIZE as u64) as usize
+            };
+            let pages: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let seed = next(u64::MAX);
+                    if tiny {
+                        noise(seed, 1 + (seed % 40) as usize)
+                    } else {
+                        page((seed % 6) as u8, seed)
+                    }
+                })
+                .collect();
+            let what = format!("engines {engines} round {round} ({n} units)");
+            let want = single(&mut plain, &pages);
+            let r = b.compress(pages.iter().map(|p| &p[..])).unwrap();
+            assert_same_as(&r, &want, &what);
+
+            // The same pages back through the decompressor, with the random
+            // (incompressible) pages' raw bytes as corrupt streams among them.
+            let streams: Vec<&[u8]> = want
+                .iter()
+                .zip(&pages)
+                .map(|((r, bytes), p)| match r {
+                    Ok(Outcome::Compressed(n)) => &bytes[..*n],
+                    _ => &p[..],
+                })
+                .collect();
+            out.fill(0xA5);
+            let r = d.decompress(streams.iter().copied(), &mut out).unwrap();
+            assert_eq!(r.len(), n, "{what}");
+            for (i, s) in streams.iter().enumerate() {
+                let mut one = vec![0u8; PAGE_SIZE];
+                let expected = plain_dec.decompress(s, &mut one);
+                assert_eq!(r.status(i), expected.as_ref().copied(), "{what} stream {i}");
+                if let Ok(len) = expected {
+                    let slot = &out[i * PAGE_SIZE..i * PAGE_SIZE + len];
+                    assert_eq!(slot, &one[..len], "{what} stream {i}");
+                }
+            }
+        }
+    }
+}
+
+/// What the [`Gate`] codecs of one batch object share.
+#[derive(Default)]
+struct GateState {
+    /// A worker is stuck in a 0xB0 unit.
+    worker_stuck: AtomicBool,
+    /// Lets the stuck worker go on.
+    open: AtomicBool,
+    /// The stuck worker has finished its 0xB0 unit.
+    released: AtomicBool,
+}
+
+/// A compressor for staging a worker that wakes late with a stale lane.
+/// 0xB0 units: a worker gets stuck in them until the gate opens; engine 0
+/// waits until a worker is stuck, then panics (the caller gives up on the
+/// call, leaving that worker's lane out). 0xB1 units, on any engine: open the
+/// gate, wait until the stuck worker is through, and hold on for 20 ms, so
+/// that the stale worker looks for more units while a newer call still has
+/// unclaimed ones. Other units: the plain encoder.
+struct Gate(Encoder, Arc<GateState>);
+
+impl PageCompressor for Gate {
+    type Error = EncodeError;
+    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, EncodeError> {
+        let st = &self.1;
+        match unit.first() {
+            Some(0xB0) if on_worker() => {
+                st.worker_stuck.store(true, SeqCst);
+                wait_until("the gate opens", || st.open.load(SeqCst));
+                st.released.store(true, SeqCst);
+            }
+            Some(0xB0) => {
+                wait_until("a worker is stuck", || st.worker_stuck.load(SeqCst));
+                panic!("engine 0 gives up on this call");
+            }
+            Some(0xB1) => {
+                st.open.store(true, SeqCst);
+                wait_until("the stuck worker is through", || st.released.load(SeqCst));
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            _ => {}
+        }
+        self.0.compress(unit, out)
+    }
+}
+
+/// A worker still holding the lane of an old call (here: one the caller
+/// abandoned by panicking) claims nothing of a newer call, and the batch
+/// object keeps giving the plain calls' results while that worker is out,
+/// when it comes back, and after.
+#[test]
+fn a_worker_with_a_stale_lane_claims_nothing_of_a_newer_call() {
+    let enc = || encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
+    let mut plain = enc();
+    for engines in [2, 3] {
+        let st = Arc::new(GateState::default());
+        let codecs = (0..engines).map(|_| Gate(enc(), st.clone())).collect();
+        let mut b = BatchCompressor::new(8, codecs).unwrap();
+
+        // Call 1 (two units: only worker 1 is given the batch): worker 1
+        // gets stuck in one unit, the caller panics on the other.
+        let stuck = [0xB0u8; 64];
+        let call = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            b.compress([&stuck[..], &stuck]).map(|r| r.len())
+        }));
+        assert!(call.is_err(), "engine 0 panicked");
+        assert!(st.worker_stuck.load(SeqCst));
+
+        // Call 2 while worker 1 is stuck: with 2 engines the caller does it
+        // alone; with 3, worker 2 takes part and worker 1, let go by the 0xB1
+        // units, looks for units while this call still has some unclaimed
+        // (the first units the caller and a worker take, the bottom one and
+        // the top one, hold both for 20 ms after the stale worker is let go).
+        let mut pages: Vec<Vec<u8>> = (0..8u64).map(|s| page(2 + (s % 2) as u8, s)).collect();
+        if engines == 3 {
+            pages[0][0] = 0xB1;
+            pages[7][0] = 0xB1;
+        }
+        let want = single(&mut plain, &pages);
+        let r = b.compress(pages.iter().map(|p| &p[..])).unwrap();
+        assert_same_as(&r, &want, &format!("engines {engines}, call 2"));
+        st.open.store(true, SeqCst);
+
+        // Later calls: the stale lane comes home and is used again.
+        for round in 0..50u64 {
+            let n = 1 + (round % 8) as usize;
+            let pages: Vec<Vec<u8>> = (0..n as u64)
+                .map(|s| page((s % 6) as u8, 100 * round + s))
+                .collect();
+            let want = single(&mut plain, &pages);
+            let r = b.compress(pages.iter().map(|p| &p[..])).unwrap();
+            assert_same_as(&r, &want, &format!("engines {engines}, round {round}"));
+        }
+    }
+}
+
+/// A decompressor whose workers panic on every stream; once armed, engine 0
+/// waits for that before it decodes, so a worker always claims a stream and
+/// dies.
+struct PanickyDecoder(Decoder, Arc<PanickyState>);
+
+impl PageDecompressor for PanickyDecoder {
+    type Error = DecodeError;
+    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+        let st = &self.1;
+        if on_worker() {
+            st.worker_panicked.store(true, SeqCst);
+            panic!("test decoder gives up");
+        }
+        if st.worker_units.load(SeqCst) > 0 {
+            wait_until("a worker panics", || st.worker_panicked.load(SeqCst));
+        }
+        self.0.decompress(data, out)
+    }
+}
+
+#[test]
+fn a_dead_decompression_engine_is_a_typed_error_not_a_hang() {
+    let st = Arc::new(PanickyState::default());
+    let codecs = (0..2)
+        .map(|_| PanickyDecoder(decoder(Mode::Fixed, Format::Deflate), st.clone()))
+        .collect();
+    let mut d = BatchDecompressor::new(4, codecs).unwrap();
+    let mut out = vec![0u8; 4 * PAGE_SIZE];
+    // One stream stays with engine 0: no worker is involved.
+    let one: [&[u8]; 1] = [&[3, 0]];
+    assert_eq!(d.decompress(one, &mut out).unwrap().status(0), Ok(0));
+    st.worker_units.store(1, SeqCst); // arm engine 0's wait
+    let streams: [&[u8]; 3] = [&[3, 0], &[3, 0], &[3, 0]];
+    let e = d.decompress(streams, &mut out).unwrap_err();
     assert_eq!(e, BatchError::EngineLost(1));
-    assert_eq!(
-        b.compress([&ok[..]]).unwrap_err(),
-        BatchError::EngineLost(1)
-    );
-    drop(b); // joins the surviving threads without hanging
+    assert_eq!(d.decompress(streams, &mut out).unwrap_err(), e);
 }
 
 /// Decoder as a [`PageDecompressor`] equals [`Decoder::decompress`].
