@@ -23,9 +23,10 @@
 //! (`base` is half the caller's fair share `n / engines`, at least 1: the
 //! workers run out of copies only if the caller does less than half its
 //! share, and the caller then does the rest itself), which costs under a
-//! microsecond per 4 KiB unit against tens for compressing it. A claim checks the epoch, so a worker that wakes late holding the
-//! lane of an older call claims nothing of the current one and just hands
-//! its lane back. Each lane lists the units it did in slot order; after the
+//! microsecond per 4 KiB unit against tens for compressing it. A claim
+//! checks the epoch, so a worker that wakes late holding the lane of an
+//! older call claims nothing of the current one and just hands its lane
+//! back. Each lane lists the units it did in slot order; after the
 //! call an owner map says where each unit's result lives, so results come
 //! back in the caller's order whoever did them.
 //!
