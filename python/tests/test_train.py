@@ -79,6 +79,12 @@ def test_train_with_report_on_a_snapshot(tmp_path):
     assert w["modes"]["canned-fast"]["ratio"] > w["modes"]["fixed"]["ratio"] > 1.0
     assert report["fleet"]["table_id"] == tables["fleet"].id
 
+    # An evaluation sample: fewer held-out pages measured, the same tables.
+    sampled, small = cannery.train_with_report({"redis": files["redis"]}, peers=False, eval_pages=50)
+    s = small["workloads"][0]
+    assert 1 <= s["test_pages"] <= 100 < w["test_pages"]
+    assert sampled["redis"].id == tables["redis"].id
+
 
 def test_evaluate_agrees_with_compressed_sizes():
     t = cannery.Table.kernel_2024()
