@@ -113,8 +113,10 @@ pub struct WorkloadReport {
     pub same_filled_pages: u64,
     /// Training pages.
     pub train_pages: u64,
-    /// Held-out pages evaluated.
+    /// Held-out pages evaluated (a sample of them with `eval_pages`).
     pub test_pages: u64,
+    /// Held-out pages (not same-filled) in all.
+    pub held_out_pages: u64,
     /// Its table's id (null if skipped).
     pub table_id: Option<String>,
     /// Why it got no table of its own.
@@ -398,6 +400,7 @@ pub fn train_corpus(
             same_filled_pages: s.same_filled,
             train_pages: s.train.pages,
             test_pages: ev.pages,
+            held_out_pages: s.test.pages,
             table_id: own[i].as_ref().map(|t| t.id()),
             skipped: skipped[i].clone(),
             modes,
@@ -606,6 +609,8 @@ mod tests {
             "sampling the evaluation must not change training"
         );
         assert_eq!(some.report.workloads[0].modes["canned-fast"].pages, n_some);
+        assert_eq!(all.report.workloads[0].held_out_pages, n_all);
+        assert_eq!(some.report.workloads[0].held_out_pages, n_all);
     }
 
     #[test]

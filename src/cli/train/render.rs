@@ -109,14 +109,18 @@ pub fn train_report(r: &TrainReport) -> String {
     );
     for w in &r.workloads {
         let _ = writeln!(out);
+        let held_out = if w.test_pages < w.held_out_pages {
+            format!("{} held out ({} evaluated)", w.held_out_pages, w.test_pages)
+        } else {
+            format!("{} held out", w.test_pages)
+        };
         let _ = writeln!(
             out,
-            "workload {}: {} pages read, {} zero/same-filled, {} training, {} held out; table {}",
+            "workload {}: {} pages read, {} zero/same-filled, {} training, {held_out}; table {}",
             w.name,
             w.pages_read,
             w.same_filled_pages,
             w.train_pages,
-            w.test_pages,
             w.table_id.as_deref().unwrap_or("(none: fleet table used)")
         );
         if let Some(s) = &w.skipped {
