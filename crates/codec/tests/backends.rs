@@ -255,3 +255,29 @@ fn qpl_refuses_tables_it_would_change() {
     q.compress(Mode::Canned, Some(&t), b"abcabcabcabc", &mut out)
         .unwrap();
 }
+
+#[test]
+fn a_mode_outside_a_backends_capabilities_is_refused_by_name() {
+    let page = vec![7u8; 4096];
+    let k = Table::kernel_2024();
+    for mut b in available() {
+        for mode in [Mode::Fixed, Mode::Dynamic, Mode::Canned] {
+            if b.capabilities().can_compress(mode) {
+                continue;
+            }
+            let mut out = Vec::new();
+            match b.compress(mode, Some(&k), &page, &mut out) {
+                Err(BackendError::Unsupported {
+                    backend,
+                    direction,
+                    mode: m,
+                }) => {
+                    assert_eq!(backend, b.name());
+                    assert_eq!(direction, backend::Direction::Compress);
+                    assert_eq!(m, mode);
+                }
+                other => panic!("{} in {mode}: {other:?}", b.name()),
+            }
+        }
+    }
+}

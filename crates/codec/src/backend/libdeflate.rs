@@ -9,8 +9,7 @@
 use libdeflater::{CompressionLvl, Compressor, DecompressionError, Decompressor};
 
 use super::{
-    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, Direction, ExecPath,
-    ALL_MODES,
+    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,
 };
 use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
@@ -69,13 +68,7 @@ impl Backend for Libdeflate {
         out: &mut Vec<u8>,
     ) -> Result<Outcome, BackendError> {
         check_page(page)?;
-        if mode != Mode::Dynamic {
-            return Err(BackendError::Unsupported {
-                backend: "libdeflate",
-                direction: Direction::Compress,
-                mode,
-            });
-        }
+        self.caps.check_compress(self.name(), mode)?;
         out.clear();
         out.resize(self.c.deflate_compress_bound(page.len()).max(PAGE_SIZE), 0);
         let n = self

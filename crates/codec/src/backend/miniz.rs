@@ -13,8 +13,7 @@ use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
 
 use super::{
-    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, Direction, ExecPath,
-    ALL_MODES,
+    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,
 };
 use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
@@ -67,16 +66,11 @@ impl Backend for Miniz {
         out: &mut Vec<u8>,
     ) -> Result<Outcome, BackendError> {
         check_page(page)?;
-        let strategy = match mode {
-            Mode::Fixed => CompressionStrategy::Fixed,
-            Mode::Dynamic => CompressionStrategy::Default,
-            Mode::Canned => {
-                return Err(BackendError::Unsupported {
-                    backend: "miniz_oxide",
-                    direction: Direction::Compress,
-                    mode,
-                })
-            }
+        self.caps.check_compress(self.name(), mode)?;
+        let strategy = if mode == Mode::Fixed {
+            CompressionStrategy::Fixed
+        } else {
+            CompressionStrategy::Default
         };
         let flags = create_comp_flags_from_zip_params(LEVEL, -15, strategy as i32);
         let mut c = CompressorOxide::new(flags);

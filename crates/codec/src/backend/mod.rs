@@ -99,6 +99,20 @@ impl Capabilities {
     pub fn can_decompress(&self, mode: Mode) -> bool {
         self.decompress.contains(&mode)
     }
+
+    /// `Ok` if it compresses in `mode`, else the `Unsupported` error naming
+    /// `backend`: the one compression-mode check every backend makes.
+    pub fn check_compress(&self, backend: &'static str, mode: Mode) -> Result<(), BackendError> {
+        if self.can_compress(mode) {
+            Ok(())
+        } else {
+            Err(BackendError::Unsupported {
+                backend,
+                direction: Direction::Compress,
+                mode,
+            })
+        }
+    }
 }
 
 /// Compression or decompression.

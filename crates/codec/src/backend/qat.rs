@@ -13,8 +13,7 @@
 //! `unsafe`.
 
 use super::{
-    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, Direction, ExecPath,
-    ALL_MODES,
+    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,
 };
 use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
@@ -173,13 +172,7 @@ impl Backend for Qat {
         out: &mut Vec<u8>,
     ) -> Result<Outcome, BackendError> {
         check_page(page)?;
-        if mode != Mode::Dynamic {
-            return Err(BackendError::Unsupported {
-                backend: "qat",
-                direction: Direction::Compress,
-                mode,
-            });
-        }
+        self.caps.check_compress(self.name(), mode)?;
         out.clear();
         out.resize(2 * PAGE_SIZE + 1024, 0);
         let mut src_len = page.len() as u32;

@@ -9,8 +9,7 @@
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
 use super::{
-    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, Direction, ExecPath,
-    ALL_MODES,
+    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,
 };
 use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
@@ -60,13 +59,7 @@ impl Backend for Zlib {
         out: &mut Vec<u8>,
     ) -> Result<Outcome, BackendError> {
         check_page(page)?;
-        if mode != Mode::Dynamic {
-            return Err(BackendError::Unsupported {
-                backend: "zlib",
-                direction: Direction::Compress,
-                mode,
-            });
-        }
+        self.caps.check_compress(self.name(), mode)?;
         let mut c = Compress::new(Compression::new(6), false);
         out.clear();
         out.reserve(2 * PAGE_SIZE + 64);
