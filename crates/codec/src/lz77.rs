@@ -366,7 +366,7 @@ impl MatchFinder {
                     }
                 }
             }
-            link = self.prev[j];
+            link = self.prev[j & (PAGE_SIZE - 1)];
             depth += 1;
         }
         if best.0 >= MIN_MATCH {
@@ -391,7 +391,8 @@ impl MatchFinder {
     /// Fast level: greedy, each position's hash chain walked at most 8
     /// deep (one loop, everything inlined: it is the trainer's hot path).
     fn parse_greedy<S: TokenSink>(&mut self, sink: &mut S) {
-        let depth = Level::Fast.search().max_chain;
+        let s = Level::Fast.search();
+        let depth = s.max_chain;
         let n = self.len;
         // Positions below `last` have the 3 bytes a match needs.
         let last = (n + 1).saturating_sub(MIN_MATCH);
@@ -399,33 +400,12 @@ impl MatchFinder {
         while i < last {
             let here = self.load4(i);
             let h = hash3(here);
-            let mut link = self.head[h];
+            let link = self.head[h];
             // `i < PAGE_SIZE`: the mask only spares the bounds check.
             self.prev[i & (PAGE_SIZE - 1)] = link;
             self.head[h] = (i + 1) as u16;
 
-            let max = (n - i).min(MAX_MATCH);
-            let nice = FAST_NICE.min(max);
-            let (mut len, mut dist) = (0, 0);
-            let mut steps = 0;
-            while link != NIL && steps < depth {
-                let j = link as usize - 1;
-                // Cheap rejects: the first three bytes, then the byte that
-                // would extend the best match so far.
-                if (self.load4(j) ^ here) & 0x00ff_ffff == 0
-                    && (len < MIN_MATCH || self.byte(j + len) == self.byte(i + len))
-                {
-                    let m = self.common_len(j, i, max);
-                    if m > len {
-                        (len, dist) = (m, i - j);
-                        if m >= nice {
-                            break;
-                        }
-                    }
-                }
-                link = self.prev[j & (PAGE_SIZE - 1)];
-                steps += 1;
-            }
+            let (len, dist) = self.longest(i, link, &s);
 
             if len < MIN_MATCH {
                 sink.literal(here as u8);
