@@ -296,7 +296,8 @@ impl MatchFinder {
     /// Adds position `i` (with hash `h`) to its chain.
     #[inline]
     fn insert(&mut self, i: usize, h: usize) {
-        self.prev[i] = self.head[h];
+        // `i < PAGE_SIZE`: the mask only spares the bounds check.
+        self.prev[i & (PAGE_SIZE - 1)] = self.head[h];
         self.head[h] = (i + 1) as u16;
     }
 
@@ -401,9 +402,7 @@ impl MatchFinder {
             let here = self.load4(i);
             let h = hash3(here);
             let link = self.head[h];
-            // `i < PAGE_SIZE`: the mask only spares the bounds check.
-            self.prev[i & (PAGE_SIZE - 1)] = link;
-            self.head[h] = (i + 1) as u16;
+            self.insert(i, h);
 
             let (len, dist) = self.longest(i, link, &s);
 
@@ -422,8 +421,7 @@ impl MatchFinder {
             let from = (i + 1).max((i + len).saturating_sub(depth * dist + 2));
             for k in from..end {
                 let h = self.hash(k);
-                self.prev[k & (PAGE_SIZE - 1)] = self.head[h];
-                self.head[h] = (k + 1) as u16;
+                self.insert(k, h);
             }
             i += len;
         }
