@@ -42,6 +42,16 @@ impl TokenSink for Vec<Token> {
     }
 }
 
+/// Hands `tokens` to `sink` in order.
+pub fn feed<S: TokenSink>(tokens: &[Token], sink: &mut S) {
+    for t in tokens {
+        match *t {
+            Token::Literal(b) => sink.literal(b),
+            Token::Match { length, distance } => sink.copy(length, distance),
+        }
+    }
+}
+
 /// How hard the match finder works.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
@@ -269,12 +279,7 @@ impl MatchFinder {
                 let mut tokens = std::mem::take(&mut self.best_tokens);
                 tokens.clear();
                 self.parse_best(costs, &mut tokens);
-                for t in &tokens {
-                    match *t {
-                        Token::Literal(b) => sink.literal(b),
-                        Token::Match { length, distance } => sink.copy(length, distance),
-                    }
-                }
+                feed(&tokens, sink);
                 self.best_tokens = tokens;
             }
         }

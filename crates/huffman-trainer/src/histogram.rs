@@ -26,7 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 use cannery_codec::constants::{END_OF_BLOCK, NUM_DIST, NUM_LITLEN, WINDOW_SIZE};
-use cannery_codec::lz77::{Level, TokenSink};
+use cannery_codec::lz77::{feed, Level, TokenSink};
 use cannery_codec::token::{dist_extra, dist_symbol, length_extra, length_symbol, Token};
 
 /// Format name of the serialized form.
@@ -183,17 +183,8 @@ impl SymbolCounts {
 
     /// Adds the symbols of one page's tokens and its end-of-block.
     pub fn add_tokens(&mut self, tokens: &[Token]) {
-        for &t in tokens {
-            match t {
-                Token::Literal(b) => self.litlen[b as usize] += 1,
-                Token::Match { length, distance } => {
-                    self.litlen[length_symbol(length) as usize] += 1;
-                    self.dist[dist_symbol(distance) as usize] += 1;
-                    self.extra_bits += (length_extra(length).0 + dist_extra(distance).0) as u64;
-                }
-            }
-        }
-        self.litlen[END_OF_BLOCK as usize] += 1;
+        feed(tokens, self);
+        self.end_page();
     }
 
     /// Adds `other` (checked).
