@@ -732,14 +732,47 @@ fn compress_unit<C: PageCompressor>(
     UnitStatus::from_result(codec.compress_page(unit, out))
 }
 
+/// Units (or streams) copied in for a worker, back to back, with the
+/// (offset, length) of each: both lane kinds stage their input this way.
+struct Staged {
+    bytes: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+}
+
+impl Staged {
+    /// Room for `slots` units of up to 4 KiB (none for engine 0, which works
+    /// on the caller's slices).
+    fn new(slots: usize, worker: bool) -> Staged {
+        let slots = if worker { slots } else { 0 };
+        Staged {
+            bytes: Vec::with_capacity(slots * PAGE_SIZE),
+            spans: Vec::with_capacity(slots),
+        }
+    }
+
+    /// Copies `units` in, replacing what was staged.
+    fn stage(&mut self, units: &[&[u8]]) {
+        self.bytes.clear();
+        self.spans.clear();
+        for u in units {
+            self.spans.push((self.bytes.len(), u.len()));
+            self.bytes.extend_from_slice(u);
+        }
+    }
+
+    /// The `k`-th staged unit.
+    fn get(&self, k: usize) -> &[u8] {
+        let (at, len) = self.spans[k];
+        &self.bytes[at..at + len]
+    }
+}
+
 /// One engine's codec and buffers for compression.
 struct CompressLane<C: PageCompressor> {
     codec: C,
     ticket: Ticket,
-    /// Units copied in for a worker, back to back.
-    staged: Vec<u8>,
-    /// (offset, length) of each staged unit.
-    spans: Vec<(usize, usize)>,
+    /// Units copied in for a worker.
+    staged: Staged,
     /// One output buffer per slot.
     outs: Vec<Vec<u8>>,
     status: Vec<UnitStatus<C::Error>>,
@@ -750,8 +783,7 @@ impl<C: PageCompressor> CompressLane<C> {
         CompressLane {
             codec,
             ticket: Ticket::new(claims, slots),
-            staged: Vec::with_capacity(if worker { slots * PAGE_SIZE } else { 0 }),
-            spans: Vec::with_capacity(if worker { slots } else { 0 }),
+            staged: Staged::new(slots, worker),
             // Room for the encoder to run a little past the limit before it stops.
             outs: (0..slots)
                 .map(|_| Vec::with_capacity(PAGE_SIZE + 1024))
@@ -781,19 +813,13 @@ impl<C: PageCompressor> Lane for CompressLane<C> {
     }
 
     fn stage(&mut self, units: &[&[u8]]) {
-        self.staged.clear();
-        self.spans.clear();
-        for u in units {
-            self.spans.push((self.staged.len(), u.len()));
-            self.staged.extend_from_slice(u);
-        }
+        self.staged.stage(units);
     }
 
     fn run_staged(&mut self) {
         while let Some(i) = self.ticket.claim() {
-            let (at, len) = self.spans[i - self.ticket.base];
             let slot = self.ticket.done.len();
-            let unit = &self.staged[at..at + len];
+            let unit = self.staged.get(i - self.ticket.base);
             let s = compress_unit(&mut self.codec, unit, &mut self.outs[slot]);
             self.status.push(s);
             self.ticket.done.push(i as u8);
@@ -928,10 +954,8 @@ fn decompress_unit<D: PageDecompressor>(
 struct DecompressLane<D: PageDecompressor> {
     codec: D,
     ticket: Ticket,
-    /// Streams copied in for a worker, back to back.
-    staged: Vec<u8>,
-    /// (offset, length) of each staged stream.
-    spans: Vec<(usize, usize)>,
+    /// Streams copied in for a worker.
+    staged: Staged,
     /// 4 KiB output slots (workers only; engine 0 writes to the caller's buffer).
     output: Vec<u8>,
     status: Vec<Result<usize, D::Error>>,
@@ -943,8 +967,7 @@ impl<D: PageDecompressor> DecompressLane<D> {
         DecompressLane {
             codec,
             ticket: Ticket::new(claims, slots),
-            staged: Vec::with_capacity(bytes),
-            spans: Vec::with_capacity(if worker { slots } else { 0 }),
+            staged: Staged::new(slots, worker),
             output: vec![0; bytes],
             status: Vec::with_capacity(slots),
         }
@@ -971,19 +994,13 @@ impl<D: PageDecompressor> Lane for DecompressLane<D> {
     }
 
     fn stage(&mut self, streams: &[&[u8]]) {
-        self.staged.clear();
-        self.spans.clear();
-        for s in streams {
-            self.spans.push((self.staged.len(), s.len()));
-            self.staged.extend_from_slice(s);
-        }
+        self.staged.stage(streams);
     }
 
     fn run_staged(&mut self) {
         while let Some(i) = self.ticket.claim() {
-            let (at, len) = self.spans[i - self.ticket.base];
             let slot = self.ticket.done.len();
-            let data = &self.staged[at..at + len];
+            let data = self.staged.get(i - self.ticket.base);
             let out = &mut self.output[slot * PAGE_SIZE..(slot + 1) * PAGE_SIZE];
             let r = decompress_unit(&mut self.codec, data, out);
             self.status.push(r);
