@@ -73,8 +73,9 @@ fn train_writes_tables_and_a_json_report_by_corpus_name() {
         }
     }
     assert!(v["clusters"]["best_of_k_ratio"].as_f64().unwrap() > 0.0);
-    // Same corpus and settings: identical table bytes.
-    ok(&cannery(
+    // Same corpus and settings: identical table bytes. The text report
+    // states each comparison with the single-table ceiling under it.
+    let text = ok(&cannery(
         &[
             "train",
             "--corpus",
@@ -87,6 +88,15 @@ fn train_writes_tables_and_a_json_report_by_corpus_name() {
         ],
         tmp.path(),
     ));
+    for w in ["workload records", "workload text", "fleet (all workloads"] {
+        let at = text.find(w).unwrap_or_else(|| panic!("{w} in {text}"));
+        let rest = &text[at..];
+        let vs = rest.find("canned (fast) vs fixed:").unwrap();
+        let ceiling = rest
+            .find("single-table ceiling at the fast parse: +")
+            .unwrap();
+        assert!(vs < ceiling, "{rest}");
+    }
     // An evaluation sample measures fewer held-out pages and trains the
     // same tables (their provenance records the sampled ratios).
     let sampled = ok(&cannery(

@@ -78,6 +78,11 @@ def test_train_with_report_on_a_snapshot(tmp_path):
     assert w["name"] == "redis" and w["table_id"] == tables["redis"].id
     assert w["modes"]["canned-fast"]["ratio"] > w["modes"]["fixed"]["ratio"] > 1.0
     assert report["fleet"]["table_id"] == tables["fleet"].id
+    # The single-table ceiling: no table codes these pages in fewer bits.
+    c = w["ceiling"]
+    assert c["pages"] == w["test_pages"]
+    assert c["optimal_bits"] <= c["table_bits"] < c["fixed_bits"]
+    assert c["ceiling_gain_percent"] >= c["table_gain_percent"] > 0
 
     # An evaluation sample: fewer held-out pages measured, the same tables.
     sampled, small = cannery.train_with_report({"redis": files["redis"]}, peers=False, eval_pages=50)

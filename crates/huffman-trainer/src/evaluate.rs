@@ -497,6 +497,86 @@ pub struct Drift {
     pub optimal_table_id: String,
 }
 
+/// How much of what a single table could gain over the fixed code a table
+/// gains, on the same pages at the `fast` (iaa) parse, in bits.
+///
+/// At the fast parse the tokens do not depend on the table, so no table can
+/// code these pages in fewer bits than the optimal code of their own symbol
+/// counts (built under the same constraints, every required symbol coded,
+/// rare and unseen symbols at a negligible weight): that is the ceiling. A
+/// canned table trained on other pages of the same workload can only
+/// approach it; when the ceiling itself is below a ratio target, no table
+/// reaches the target at that parse and only a different parse (or several
+/// tables) can. Bits are summed before any byte padding, so gains are
+/// within about 0.1 % of the ratio gains computed from padded sizes.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Ceiling {
+    /// Pages measured.
+    pub pages: u64,
+    /// Bits under the RFC 1951 fixed code, its 3 block-header bits per page included.
+    pub fixed_bits: u64,
+    /// Bits under the evaluated table.
+    pub table_bits: u64,
+    /// Bits under the optimal code of these pages' own counts.
+    pub optimal_bits: u64,
+    /// `fixed_bits / table_bits - 1`, in percent.
+    pub table_gain_percent: f64,
+    /// `fixed_bits / optimal_bits - 1`, in percent: the most any single
+    /// table can gain over fixed on these pages at this parse.
+    pub ceiling_gain_percent: f64,
+}
+
+impl Ceiling {
+    /// The ceiling for `table` on fast-parse counts `h`.
+    pub fn of(table: &Table, h: &Histogram, opts: &TableOptions) -> Ceiling {
+        let own = TableOptions {
+            smoothing: crate::smoothing::Smoothing::Uniform { mass: 0.0 },
+            ..*opts
+        };
+        let optimal = crate::train::lengths_from_counts(&h.counts, &own);
+        let fixed = Table::fixed();
+        Ceiling::from_bits(
+            h.pages,
+            crate::train::bits_under(&h.counts, &fixed) + FIXED_HEADER_BITS * h.pages,
+            crate::train::bits_under(&h.counts, table),
+            h.counts.bits(&optimal.litlen, &optimal.dist),
+        )
+    }
+
+    /// The ceiling of several page sets together (each with its own table).
+    pub fn sum(parts: &[Ceiling]) -> Ceiling {
+        let total = |f: fn(&Ceiling) -> u64| parts.iter().map(f).sum::<u64>();
+        Ceiling::from_bits(
+            total(|c| c.pages),
+            total(|c| c.fixed_bits),
+            total(|c| c.table_bits),
+            total(|c| c.optimal_bits),
+        )
+    }
+
+    fn from_bits(pages: u64, fixed_bits: u64, table_bits: u64, optimal_bits: u64) -> Ceiling {
+        let gain = |b: u64| {
+            if b == 0 {
+                0.0
+            } else {
+                round4(100.0 * (fixed_bits as f64 / b as f64 - 1.0))
+            }
+        };
+        Ceiling {
+            pages,
+            fixed_bits,
+            table_bits,
+            optimal_bits,
+            table_gain_percent: gain(table_bits),
+            ceiling_gain_percent: gain(optimal_bits),
+        }
+    }
+}
+
+/// BFINAL + BTYPE: the header a fixed-code deflate block carries and an IAA
+/// canned stream does not.
+const FIXED_HEADER_BITS: u64 = 3;
+
 /// Drift of `table` on statistics `h` (gathered at the fast parse).
 pub fn drift(table: &Table, h: &Histogram, opts: &TableOptions) -> Result<Drift, TrainError> {
     let o = TableOptions {
@@ -603,5 +683,48 @@ mod tests {
             d.drift_percent > RETRAIN_THRESHOLD_PERCENT && d.retrain,
             "{d:?}"
         );
+    }
+
+    #[test]
+    fn no_table_beats_the_ceiling_and_a_table_of_the_same_pages_reaches_it() {
+        let pages = workload_pages(200, 2, 35);
+        let h = crate::train::histogram_of(&pages, ParseModel::Iaa);
+        let opts = TableOptions::default();
+        let own = table_from_histogram(&h, &opts, "own").unwrap();
+        let others = [
+            Table::kernel_2024(),
+            table_from_histogram(
+                &crate::train::histogram_of(&workload_pages(200, 0, 36), ParseModel::Iaa),
+                &opts,
+                "other",
+            )
+            .unwrap(),
+            own.clone(),
+        ];
+        for t in &others {
+            let c = Ceiling::of(t, &h, &opts);
+            assert_eq!(c.pages, 200);
+            assert_eq!(c.table_bits, crate::train::bits_under(&h.counts, t));
+            assert!(c.optimal_bits <= c.table_bits, "{c:?}");
+            assert!(c.ceiling_gain_percent >= c.table_gain_percent, "{c:?}");
+            // Fixed: the RFC code plus 3 header bits per page.
+            assert_eq!(
+                c.fixed_bits,
+                crate::train::bits_under(&h.counts, &Table::fixed()) + 3 * 200
+            );
+        }
+        // The smoothed table trained on these very pages is within 0.05 %
+        // of the ceiling; a table of other pages is well below it.
+        let c = Ceiling::of(&own, &h, &opts);
+        assert!(
+            (c.table_bits - c.optimal_bits) * 2000 <= c.optimal_bits,
+            "{c:?}"
+        );
+        let c = Ceiling::of(&others[1], &h, &opts);
+        assert!(c.ceiling_gain_percent > c.table_gain_percent + 1.0, "{c:?}");
+        // Summing keeps raw totals.
+        let s = Ceiling::sum(&[c, c]);
+        assert_eq!((s.pages, s.optimal_bits), (400, 2 * c.optimal_bits));
+        assert_eq!(s.ceiling_gain_percent, c.ceiling_gain_percent);
     }
 }

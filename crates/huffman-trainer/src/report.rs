@@ -11,8 +11,10 @@
 //! JSON shape (`format: "cannery-train-report"`, `version: 1`):
 //! `workloads[]` each with `name`, page counts, `table_id`, `modes` (a map
 //! from mode name to `{ratio, effective_ratio, incompressible_pages, pages,
-//! bytes_in, bytes_out}`), `refinement[]`, `smoothing[]`; `fleet` with the
-//! same `modes` summed over workloads; `cross` (`tables` × `workloads`
+//! bytes_in, bytes_out}`), `ceiling` (fast-parse bits under fixed, the
+//! table and the optimal code of the evaluated pages themselves, and the
+//! two gains over fixed: see [`Ceiling`]), `refinement[]`, `smoothing[]`;
+//! `fleet` with the same `modes` and `ceiling` summed over workloads; `cross` (`tables` × `workloads`
 //! canned-fast ratios); `clusters` (or null); `smoothing` (fleet-wide).
 //! Mode names: `canned-fast|default|best` (the workload's own table),
 //! `canned:<table>` (another table at the fast parse: `fleet`,
@@ -28,7 +30,7 @@ use cannery_codec::Table;
 
 use crate::cluster::{cluster, Clustering};
 use crate::error::TrainError;
-use crate::evaluate::{evaluate, EvalSpec, ModeResult, Tally};
+use crate::evaluate::{evaluate, Ceiling, EvalSpec, ModeResult, Tally};
 use crate::histogram::Histogram;
 use crate::pages::{PageSource, PageStream, SourceError};
 use crate::peers::train_zstd_dictionary;
@@ -123,6 +125,9 @@ pub struct WorkloadReport {
     pub skipped: Option<String>,
     /// Results by mode.
     pub modes: BTreeMap<String, ModeResult>,
+    /// Fast-parse gain over fixed of the table used for `canned-*`, against
+    /// the most any single table could gain on the evaluated pages.
+    pub ceiling: Ceiling,
     /// `best` refinement steps.
     pub refinement: Vec<RefineStep>,
     /// Held-out bits per page by smoothing.
@@ -138,6 +143,8 @@ pub struct FleetReport {
     pub test_pages: u64,
     /// Results by mode, summed over workloads.
     pub modes: BTreeMap<String, ModeResult>,
+    /// The workloads' ceilings summed (each workload with its own table).
+    pub ceiling: Ceiling,
     /// `best` refinement steps of the fleet table.
     pub refinement: Vec<RefineStep>,
 }
@@ -404,6 +411,7 @@ pub fn train_corpus(
             table_id: own[i].as_ref().map(|t| t.id()),
             skipped: skipped[i].clone(),
             modes,
+            ceiling: Ceiling::of(main, &ev.counts, &topts.table),
             refinement: refinements[i].clone(),
             smoothing: evaluate_smoothings(&s.train, &s.test, &topts.table),
         });
@@ -423,6 +431,7 @@ pub fn train_corpus(
         .map(|(k, t)| (k.clone(), t.result(fleet_same)))
         .collect();
     let test_pages = reports.iter().map(|r| r.test_pages).sum();
+    let fleet_ceiling = Ceiling::sum(&reports.iter().map(|r| r.ceiling).collect::<Vec<_>>());
 
     // Cross matrix: rows = tables, columns = workloads.
     let mut rows: Vec<String> = workloads
@@ -524,6 +533,7 @@ pub fn train_corpus(
             table_id: fleet.id(),
             test_pages,
             modes: fleet_modes,
+            ceiling: fleet_ceiling,
             refinement: fleet_steps,
         },
         cross,
@@ -679,7 +689,20 @@ mod tests {
                 "{}",
                 w.name
             );
+            // The ceiling measures the same pages and the same table as
+            // canned-fast vs fixed, in bits instead of padded bytes.
+            let c = &w.ceiling;
+            assert_eq!(c.pages, w.test_pages);
+            assert!(c.optimal_bits <= c.table_bits, "{c:?}");
+            let bytes = |m: &str| w.modes[m].bytes_out as f64;
+            let ratio_gain = 100.0 * (bytes("fixed") / bytes("canned-fast") - 1.0);
+            assert!(
+                (ratio_gain - c.table_gain_percent).abs() < 1.5,
+                "{ratio_gain} vs {c:?}"
+            );
         }
+        let sum: u64 = r.workloads.iter().map(|w| w.ceiling.optimal_bits).sum();
+        assert_eq!(r.fleet.ceiling.optimal_bits, sum);
         assert_eq!(
             r.cross.tables,
             vec!["records", "text", "fleet", "kernel-2024"]

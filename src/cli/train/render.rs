@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use cannery_trainer::evaluate::ModeResult;
+use cannery_trainer::evaluate::{Ceiling, ModeResult};
 use cannery_trainer::report::TrainReport;
 
 /// Modes in the order a reader compares them; others follow alphabetically.
@@ -75,12 +75,19 @@ fn pct(a: f64, b: f64) -> f64 {
     }
 }
 
-fn targets(out: &mut String, modes: &BTreeMap<String, ModeResult>) {
+fn targets(out: &mut String, modes: &BTreeMap<String, ModeResult>, ceiling: &Ceiling) {
     if let (Some(c), Some(f)) = (modes.get("canned-fast"), modes.get("fixed")) {
         let _ = writeln!(
             out,
             "  canned (fast) vs fixed: {:+.1} % ratio (target ≥ +12 %)",
             pct(c.ratio, f.ratio)
+        );
+    }
+    if ceiling.pages > 0 {
+        let _ = writeln!(
+            out,
+            "  single-table ceiling at the fast parse: {:+.2} % over fixed in bits (this table {:+.2} %)",
+            ceiling.ceiling_gain_percent, ceiling.table_gain_percent
         );
     }
     if let (Some(c), Some(d)) = (modes.get("canned-best"), modes.get("dynamic-best")) {
@@ -127,7 +134,7 @@ pub fn train_report(r: &TrainReport) -> String {
             let _ = writeln!(out, "  skipped: {s}");
         }
         modes_table(&mut out, &w.modes, false);
-        targets(&mut out, &w.modes);
+        targets(&mut out, &w.modes, &w.ceiling);
         for s in &w.refinement {
             let _ = writeln!(
                 out,
@@ -146,7 +153,7 @@ pub fn train_report(r: &TrainReport) -> String {
         r.fleet.test_pages, r.fleet.table_id
     );
     modes_table(&mut out, &r.fleet.modes, false);
-    targets(&mut out, &r.fleet.modes);
+    targets(&mut out, &r.fleet.modes, &r.fleet.ceiling);
 
     let _ = writeln!(out);
     let _ = writeln!(
