@@ -354,32 +354,35 @@ impl MatchFinder {
             return (0, 0);
         }
         let nice = s.nice.min(max);
-        let here = self.load4(i);
+        // Cheap reject, one load: bytes a longer match must share with `i`.
+        // Before any match, the first three (at `off` 0, masked); after a
+        // match of n bytes, the four ending at byte n, the one that would
+        // extend it. (A candidate passing with different first bytes only
+        // costs a compare: its common length is below n.)
+        let mut off = 0;
+        let mut mask = 0x00ff_ffff;
+        let mut key = self.load4(i) & mask;
         let mut best = (0, 0);
         let mut depth = 0;
         while link != NIL && depth < s.max_chain {
             let j = link as usize - 1;
-            // Cheap rejects: the first three bytes, then the byte that
-            // would extend the best match so far.
-            if (self.load4(j) ^ here) & 0x00ff_ffff == 0
-                && (best.0 < MIN_MATCH || self.byte(j + best.0) == self.byte(i + best.0))
-            {
+            if self.load4(j + off) & mask == key {
                 let n = self.common_len(j, i, max);
                 if n > best.0 {
+                    // n >= 3: the first three bytes matched.
                     best = (n, i - j);
                     if n >= nice {
                         break;
                     }
+                    off = n - MIN_MATCH;
+                    mask = u32::MAX;
+                    key = self.load4(i + off);
                 }
             }
             link = self.prev[j & (PAGE_SIZE - 1)];
             depth += 1;
         }
-        if best.0 >= MIN_MATCH {
-            best
-        } else {
-            (0, 0)
-        }
+        best
     }
 
     /// Longest match at `i`, inserting `i` into its chain.
