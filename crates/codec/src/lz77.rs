@@ -306,6 +306,31 @@ impl MatchFinder {
         self.head[h] = (i + 1) as u16;
     }
 
+    /// Adds positions `from..end` (each with 3 bytes in the page) to their
+    /// chains, in order.
+    #[inline]
+    fn insert_run(&mut self, from: usize, end: usize) {
+        let mut k = from;
+        // Four positions' hashes from one 8-byte load.
+        while k + 4 <= end {
+            let v = self.load8(k);
+            let prev = &mut self.prev[k..k + 4];
+            for (s, p) in prev.iter_mut().enumerate() {
+                let h = hash3((v >> (8 * s)) as u32);
+                *p = self.head[h];
+                self.head[h] = (k + s + 1) as u16;
+            }
+            k += 4;
+        }
+        // The rest (at most 3) from one load too: they need bytes k..k + 5.
+        let mut v = self.load8(k);
+        while k < end {
+            self.insert(k, hash3(v as u32));
+            v >>= 8;
+            k += 1;
+        }
+    }
+
     /// Adds position `i` to its chain if 3 bytes start there.
     #[inline]
     fn insert_at(&mut self, i: usize) {
@@ -411,6 +436,12 @@ impl MatchFinder {
             let h = hash3(here);
             let link = self.head[h];
             self.insert(i, h);
+            // An empty chain (common) is a literal: no walk to set up.
+            if link == NIL {
+                sink.literal(here as u8);
+                i += 1;
+                continue;
+            }
 
             let (len, dist) = self.longest(i, link, &s);
 
@@ -427,10 +458,7 @@ impl MatchFinder {
             // parse is the same as with every position inserted.
             let end = (i + len).min(last);
             let from = (i + 1).max((i + len).saturating_sub(depth * dist + 2));
-            for k in from..end {
-                let h = self.hash(k);
-                self.insert(k, h);
-            }
+            self.insert_run(from, end);
             i += len;
         }
         while i < n {
