@@ -311,22 +311,24 @@ impl MatchFinder {
     #[inline]
     fn insert_run(&mut self, from: usize, end: usize) {
         let mut k = from;
-        // Four positions' hashes from one 8-byte load.
+        // Four at a time: one bounds check for the bytes, one for the links.
         while k + 4 <= end {
-            let v = self.load8(k);
+            let bytes = &self.buf[k..k + 7];
             let prev = &mut self.prev[k..k + 4];
             for (s, p) in prev.iter_mut().enumerate() {
-                let h = hash3((v >> (8 * s)) as u32);
+                let h = hash3(u32::from_le_bytes(
+                    bytes[s..s + 4].try_into().expect("4 bytes"),
+                ));
                 *p = self.head[h];
                 self.head[h] = (k + s + 1) as u16;
             }
             k += 4;
         }
-        // The rest (at most 3) from one load too: they need bytes k..k + 5.
-        let mut v = self.load8(k);
         while k < end {
-            self.insert(k, hash3(v as u32));
-            v >>= 8;
+            let h = hash3(u32::from_le_bytes(
+                self.buf[k..k + 4].try_into().expect("4 bytes"),
+            ));
+            self.insert(k, h);
             k += 1;
         }
     }
@@ -388,8 +390,11 @@ impl MatchFinder {
         let mut mask = 0x00ff_ffff;
         let mut key = self.load4(i) & mask;
         let mut best = (0, 0);
-        let mut depth = 0;
-        while link != NIL && depth < s.max_chain {
+        if link == NIL {
+            return best;
+        }
+        let mut left = s.max_chain;
+        loop {
             let j = link as usize - 1;
             if self.load4(j + off) & mask == key {
                 let n = self.common_len(j, i, max);
@@ -405,7 +410,10 @@ impl MatchFinder {
                 }
             }
             link = self.prev[j & (PAGE_SIZE - 1)];
-            depth += 1;
+            left -= 1;
+            if link == NIL || left == 0 {
+                break;
+            }
         }
         best
     }
@@ -428,14 +436,16 @@ impl MatchFinder {
         let s = Level::Fast.search();
         let depth = s.max_chain;
         let n = self.len;
-        // Positions below `last` have the 3 bytes a match needs.
-        let last = (n + 1).saturating_sub(MIN_MATCH);
+        // Positions below `last` have the 3 bytes a match needs. (`min` is a
+        // no-op that bounds `last` for the compiler: fewer bounds checks.)
+        let last = (n.min(PAGE_SIZE) + 1).saturating_sub(MIN_MATCH);
         let mut i = 0;
         while i < last {
-            let here = self.load4(i);
+            let here = u32::from_le_bytes(self.buf[i..i + 4].try_into().expect("4 bytes"));
             let h = hash3(here);
             let link = self.head[h];
-            self.insert(i, h);
+            self.prev[i] = link;
+            self.head[h] = (i + 1) as u16;
             // An empty chain (common) is a literal: no walk to set up.
             if link == NIL {
                 sink.literal(here as u8);
