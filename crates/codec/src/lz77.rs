@@ -324,12 +324,17 @@ impl MatchFinder {
             }
             k += 4;
         }
-        while k < end {
-            let h = hash3(u32::from_le_bytes(
-                self.buf[k..k + 4].try_into().expect("4 bytes"),
-            ));
-            self.insert(k, h);
-            k += 1;
+        // The rest (at most 3) without a loop. (The mask below only spares
+        // a bounds check: k + s < end <= PAGE_SIZE.)
+        let bytes = &self.buf[k..k + 6];
+        for s in 0..3 {
+            if k + s < end {
+                let h = hash3(u32::from_le_bytes(
+                    bytes[s..s + 4].try_into().expect("4 bytes"),
+                ));
+                self.prev[(k + s) & (PAGE_SIZE - 1)] = self.head[h];
+                self.head[h] = (k + s + 1) as u16;
+            }
         }
     }
 
