@@ -306,6 +306,38 @@ impl MatchFinder {
         self.head[h] = (i + 1) as u16;
     }
 
+    /// Adds positions `from..end` (each with 3 bytes in the page) to their
+    /// chains, in order.
+    #[inline]
+    fn insert_run(&mut self, from: usize, end: usize) {
+        let mut k = from;
+        // Four at a time: one bounds check for the bytes, one for the links.
+        while k + 4 <= end {
+            let bytes = &self.buf[k..k + 7];
+            let prev = &mut self.prev[k..k + 4];
+            for (s, p) in prev.iter_mut().enumerate() {
+                let h = hash3(u32::from_le_bytes(
+                    bytes[s..s + 4].try_into().expect("4 bytes"),
+                ));
+                *p = self.head[h];
+                self.head[h] = (k + s + 1) as u16;
+            }
+            k += 4;
+        }
+        // The rest (at most 3) without a loop. (The mask below only spares
+        // a bounds check: k + s < end <= PAGE_SIZE.)
+        let bytes = &self.buf[k..k + 6];
+        for s in 0..3 {
+            if k + s < end {
+                let h = hash3(u32::from_le_bytes(
+                    bytes[s..s + 4].try_into().expect("4 bytes"),
+                ));
+                self.prev[(k + s) & (PAGE_SIZE - 1)] = self.head[h];
+                self.head[h] = (k + s + 1) as u16;
+            }
+        }
+    }
+
     /// Adds position `i` to its chain if 3 bytes start there.
     #[inline]
     fn insert_at(&mut self, i: usize) {
@@ -354,32 +386,41 @@ impl MatchFinder {
             return (0, 0);
         }
         let nice = s.nice.min(max);
-        let here = self.load4(i);
+        // Cheap reject, one load: bytes a longer match must share with `i`.
+        // Before any match, the first three (at `off` 0, masked); after a
+        // match of n bytes, the four ending at byte n, the one that would
+        // extend it. (A candidate passing with different first bytes only
+        // costs a compare: its common length is below n.)
+        let mut off = 0;
+        let mut mask = 0x00ff_ffff;
+        let mut key = self.load4(i) & mask;
         let mut best = (0, 0);
-        let mut depth = 0;
-        while link != NIL && depth < s.max_chain {
+        if link == NIL {
+            return best;
+        }
+        let mut left = s.max_chain;
+        loop {
             let j = link as usize - 1;
-            // Cheap rejects: the first three bytes, then the byte that
-            // would extend the best match so far.
-            if (self.load4(j) ^ here) & 0x00ff_ffff == 0
-                && (best.0 < MIN_MATCH || self.byte(j + best.0) == self.byte(i + best.0))
-            {
+            if self.load4(j + off) & mask == key {
                 let n = self.common_len(j, i, max);
                 if n > best.0 {
+                    // n >= 3: the first three bytes matched.
                     best = (n, i - j);
                     if n >= nice {
                         break;
                     }
+                    off = n - MIN_MATCH;
+                    mask = u32::MAX;
+                    key = self.load4(i + off);
                 }
             }
             link = self.prev[j & (PAGE_SIZE - 1)];
-            depth += 1;
+            left -= 1;
+            if link == NIL || left == 0 {
+                break;
+            }
         }
-        if best.0 >= MIN_MATCH {
-            best
-        } else {
-            (0, 0)
-        }
+        best
     }
 
     /// Longest match at `i`, inserting `i` into its chain.
@@ -400,14 +441,22 @@ impl MatchFinder {
         let s = Level::Fast.search();
         let depth = s.max_chain;
         let n = self.len;
-        // Positions below `last` have the 3 bytes a match needs.
-        let last = (n + 1).saturating_sub(MIN_MATCH);
+        // Positions below `last` have the 3 bytes a match needs. (`min` is a
+        // no-op that bounds `last` for the compiler: fewer bounds checks.)
+        let last = (n.min(PAGE_SIZE) + 1).saturating_sub(MIN_MATCH);
         let mut i = 0;
         while i < last {
-            let here = self.load4(i);
+            let here = u32::from_le_bytes(self.buf[i..i + 4].try_into().expect("4 bytes"));
             let h = hash3(here);
             let link = self.head[h];
-            self.insert(i, h);
+            self.prev[i] = link;
+            self.head[h] = (i + 1) as u16;
+            // An empty chain (common) is a literal: no walk to set up.
+            if link == NIL {
+                sink.literal(here as u8);
+                i += 1;
+                continue;
+            }
 
             let (len, dist) = self.longest(i, link, &s);
 
@@ -424,10 +473,7 @@ impl MatchFinder {
             // parse is the same as with every position inserted.
             let end = (i + len).min(last);
             let from = (i + 1).max((i + len).saturating_sub(depth * dist + 2));
-            for k in from..end {
-                let h = self.hash(k);
-                self.insert(k, h);
-            }
+            self.insert_run(from, end);
             i += len;
         }
         while i < n {
