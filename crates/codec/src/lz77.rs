@@ -9,7 +9,12 @@
 //! - [`Level::Best`]: a cost-aware parse: shortest path over all positions,
 //!   pricing every literal and match with the code lengths of the table in
 //!   use ([`Costs`]), so it adapts to the table and avoids symbols the table
-//!   cannot code.
+//!   cannot code. Its matches come from binary trees (libdeflate's
+//!   `bt_matchfinder`, 32 nodes deep) instead of the chains; inside a match
+//!   of 128 bytes or more it only offers that match's end and the full
+//!   length of the matches found there. Against the former 256-deep chain
+//!   walk that priced every length everywhere: 3.7x fewer instructions, and
+//!   0.1 % smaller Best output on the shipped corpus.
 //!
 //! A parse hands its tokens to a [`TokenSink`]: a `Vec<Token>`, or a
 //! symbol counter (the trainer's statistics need no token buffer).
@@ -171,9 +176,11 @@ impl Level {
                 max_chain: 64,
                 nice: 128,
             },
+            // Best: nodes visited per binary-tree search, and the length
+            // whose match is taken without searching the positions inside.
             Level::Best => Search {
-                max_chain: 256,
-                nice: MAX_MATCH,
+                max_chain: 32,
+                nice: 128,
             },
         }
     }
@@ -197,6 +204,9 @@ pub struct MatchFinder {
     cost: Vec<u32>,
     step: Vec<(u16, u16)>,
     candidates: Vec<(u16, u16)>,
+    /// Best-level binary trees: the lesser and the greater child of each
+    /// position (at `2 * i` and `2 * i + 1`), as positions + 1.
+    kids: Box<[u16; 2 * PAGE_SIZE]>,
     /// Best-level tokens, found back to front, before they go to the sink.
     best_tokens: Vec<Token>,
 }
@@ -224,6 +234,7 @@ impl MatchFinder {
             cost: Vec::new(),
             step: Vec::new(),
             candidates: Vec::new(),
+            kids: Box::new([NIL; 2 * PAGE_SIZE]),
             best_tokens: Vec::new(),
         }
     }
@@ -516,8 +527,92 @@ impl MatchFinder {
         }
     }
 
+    /// Common prefix length of the strings at `j` and `i` (j < i), known to
+    /// be at least `from` (< `max`), up to `max`; and whether the string at
+    /// `i` is the greater at the first byte that differs (false at `max`).
+    #[inline]
+    fn bt_compare(&self, j: usize, i: usize, from: usize, max: usize) -> (usize, bool) {
+        let mut n = from;
+        loop {
+            let a = self.load8(j + n);
+            let b = self.load8(i + n);
+            let diff = a ^ b;
+            if diff != 0 {
+                let shift = diff.trailing_zeros() & !7;
+                let len = n + (shift / 8) as usize;
+                if len >= max {
+                    return (max, false);
+                }
+                return (len, (b >> shift) as u8 > (a >> shift) as u8);
+            }
+            n += 8;
+            if n >= max {
+                return (max, false);
+            }
+        }
+    }
+
+    /// Binary-tree match finder step at `i` (libdeflate's `bt_matchfinder`):
+    /// each hash bucket holds a tree of its earlier positions, ordered by
+    /// the strings that start there, the most recent at the root. `i`
+    /// becomes the root; the walk down visits, for every length, the
+    /// nearest position whose match is at least that long (as a hash-chain
+    /// walk of unbounded depth would find it, up to the cut-offs below),
+    /// and pushes to `candidates` each match longer than all before it,
+    /// nearest first. Visits at most `s.max_chain` nodes; at a match of
+    /// `s.nice` (or `max`) bytes it stops, giving `i` that node's children.
+    /// Returns the longest length seen (2 if none reaches 3).
+    fn bt_advance(&mut self, i: usize, max: usize, s: &Search) -> usize {
+        const KIDS_MASK: usize = 2 * PAGE_SIZE - 1;
+        let nice = s.nice.min(max);
+        let h = self.hash(i);
+        let mut cur = std::mem::replace(&mut self.head[h], (i + 1) as u16);
+        // Where the next node less than / greater than `i`'s string goes.
+        let mut lt_slot = 2 * i;
+        let mut gt_slot = 2 * i + 1;
+        // Common prefix lengths of `i` with the last node put on each side:
+        // every node below shares at least the smaller one.
+        let mut lt_len = 0;
+        let mut gt_len = 0;
+        let mut best = MIN_MATCH - 1;
+        for _ in 0..s.max_chain {
+            if cur == NIL {
+                break;
+            }
+            let j = cur as usize - 1;
+            let (len, greater) = self.bt_compare(j, i, lt_len.min(gt_len), max);
+            if len > best {
+                best = len;
+                self.candidates.push((len as u16, (i - j) as u16));
+            }
+            if len >= nice {
+                self.kids[lt_slot & KIDS_MASK] = self.kids[(2 * j) & KIDS_MASK];
+                self.kids[gt_slot & KIDS_MASK] = self.kids[(2 * j + 1) & KIDS_MASK];
+                return best;
+            }
+            if greater {
+                self.kids[lt_slot & KIDS_MASK] = cur;
+                lt_slot = 2 * j + 1;
+                lt_len = len;
+                cur = self.kids[lt_slot & KIDS_MASK];
+            } else {
+                self.kids[gt_slot & KIDS_MASK] = cur;
+                gt_slot = 2 * j;
+                gt_len = len;
+                cur = self.kids[gt_slot & KIDS_MASK];
+            }
+        }
+        self.kids[lt_slot & KIDS_MASK] = NIL;
+        self.kids[gt_slot & KIDS_MASK] = NIL;
+        best
+    }
+
     /// Shortest path from position 0 to the end, where each edge is a literal
-    /// or a match priced by `costs`.
+    /// or a match priced by `costs`. Matches come from [`Self::bt_advance`]:
+    /// every length of every candidate is an edge, except inside a match of
+    /// the nice length (or to the end of the page): there each position
+    /// offers only the rest of that match and each match found there at its
+    /// full length, which keeps the work linear in long matches.
     fn parse_best(&mut self, costs: &Costs, tokens: &mut Vec<Token>) {
         let s = Level::Best.search();
         let n = self.len;
@@ -526,34 +621,22 @@ impl MatchFinder {
         self.step.clear();
         self.step.resize(n + 1, (0, 0));
         self.cost[0] = 0;
+        let mut len_cost = [0u32; MAX_MATCH + 1];
+        for (l, c) in len_cost.iter_mut().enumerate().skip(MIN_MATCH) {
+            *c = costs.length(l);
+        }
+        // The long match being skipped: where it ends, and its distance.
+        let mut skip_end = 0;
+        let mut skip_dist = 0;
         for i in 0..n {
-            // Candidate matches at i: for each new longest length, the
-            // nearest (cheapest-distance) position reaching it.
             self.candidates.clear();
+            let searched = i >= skip_end;
             if i + MIN_MATCH <= n {
                 let max = (n - i).min(MAX_MATCH);
-                let h = self.hash(i);
-                let mut link = self.head[h];
-                self.insert(i, h);
-                let here = self.load4(i);
-                let mut best_len = MIN_MATCH - 1;
-                let mut depth = 0;
-                while link != NIL && depth < s.max_chain {
-                    let j = link as usize - 1;
-                    if (self.load4(j) ^ here) & 0x00ff_ffff == 0
-                        && self.byte(j + best_len) == self.byte(i + best_len)
-                    {
-                        let len = self.common_len(j, i, max);
-                        if len > best_len {
-                            best_len = len;
-                            self.candidates.push((len as u16, (i - j) as u16));
-                            if len >= max {
-                                break;
-                            }
-                        }
-                    }
-                    link = self.prev[j];
-                    depth += 1;
+                let best = self.bt_advance(i, max, &s);
+                if searched && best >= s.nice.min(max) {
+                    skip_end = i + best;
+                    skip_dist = self.candidates.last().map_or(0, |c| c.1);
                 }
             }
             let base = self.cost[i];
@@ -565,17 +648,43 @@ impl MatchFinder {
                 self.cost[i + 1] = lit;
                 self.step[i + 1] = (1, 0);
             }
-            let mut from_len = MIN_MATCH;
-            for &(len, dist) in &self.candidates {
-                let dcost = base.saturating_add(costs.distance(dist as usize));
-                for l in from_len..=len as usize {
-                    let c = dcost.saturating_add(costs.length(l));
-                    if c < self.cost[i + l] {
-                        self.cost[i + l] = c;
-                        self.step[i + l] = (l as u16, dist);
+            if !searched {
+                // Inside a long match: its rest, and each match found here
+                // at its full length only.
+                let rest = skip_end - i;
+                if rest >= MIN_MATCH {
+                    self.candidates.push((rest as u16, skip_dist));
+                }
+                for &(len, dist) in &self.candidates {
+                    let len = len as usize;
+                    let c = base
+                        .saturating_add(costs.distance(dist as usize))
+                        .saturating_add(len_cost[len]);
+                    if c < self.cost[i + len] {
+                        self.cost[i + len] = c;
+                        self.step[i + len] = (len as u16, dist);
                     }
                 }
-                from_len = len as usize + 1;
+                continue;
+            }
+            // Every length of every candidate: lengths up to a candidate's
+            // own that an earlier (nearer) candidate lacks.
+            let mut from_len = MIN_MATCH;
+            for &(len, dist) in &self.candidates {
+                let len = len as usize;
+                let dcost = base.saturating_add(costs.distance(dist as usize));
+                let m = len + 1 - from_len;
+                let cost = &mut self.cost[i + from_len..][..m];
+                let step = &mut self.step[i + from_len..][..m];
+                let lc = &len_cost[from_len..][..m];
+                for k in 0..m {
+                    let c = dcost.saturating_add(lc[k]);
+                    if c < cost[k] {
+                        cost[k] = c;
+                        step[k] = ((from_len + k) as u16, dist);
+                    }
+                }
+                from_len = len + 1;
             }
         }
         // Walk back from the end, then emit in order.
@@ -661,6 +770,74 @@ mod tests {
         assert!(toks
             .iter()
             .all(|t| !matches!(t, Token::Match { length: 3, .. })));
+    }
+
+    /// Bits of `tokens` (and the end of block) under `costs`.
+    fn parse_cost(tokens: &[Token], costs: &Costs) -> u64 {
+        let bits: u64 = tokens
+            .iter()
+            .map(|t| match *t {
+                Token::Literal(b) => costs.literal(b) as u64,
+                Token::Match { length, distance } => {
+                    (costs.length(length as usize) + costs.distance(distance as usize)) as u64
+                }
+            })
+            .sum();
+        bits + costs.litlen[256] as u64
+    }
+
+    /// Checks that Best round-trips `page` and costs no more than the Fast
+    /// parse under the same prices.
+    fn best_beats_fast(page: &[u8], costs: &Costs) {
+        let mut mf = MatchFinder::new();
+        let mut toks = Vec::new();
+        mf.parse(page, Level::Best, Some(costs), &mut toks);
+        let mut out = Vec::new();
+        expand(&toks, &mut out).expect("valid distances");
+        assert_eq!(out, page, "Best round-trips");
+        let best = parse_cost(&toks, costs);
+        mf.parse(page, Level::Fast, None, &mut toks);
+        let fast = parse_cost(&toks, costs);
+        assert!(best <= fast, "Best {best} bits > Fast {fast} bits");
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "whole pages at every level are too slow under Miri")]
+    fn best_is_no_costlier_than_fast_on_runs_and_periodic_pages() {
+        // Runs and periods around the nice length (128) and the longest
+        // match (258), where Best takes a match without searching inside
+        // it; pages that end inside such a match.
+        let mut pages: Vec<Vec<u8>> = vec![vec![0; 4096], vec![9; 4095], vec![1; 200]];
+        for period in [
+            1usize, 2, 3, 5, 8, 13, 40, 127, 128, 129, 257, 258, 259, 300,
+        ] {
+            let unit: Vec<u8> = (0..period).map(|k| (k * 37 % 251) as u8).collect();
+            pages.push(unit.iter().cycle().take(4096).copied().collect());
+        }
+        let mut mixed = Vec::new();
+        for (k, run) in [127usize, 128, 129, 257, 258, 259, 3, 4, 600]
+            .iter()
+            .enumerate()
+        {
+            mixed.extend(std::iter::repeat_n(k as u8, *run));
+            mixed.extend_from_slice(b"header:");
+            mixed.extend((0..k * 11).map(|x| (x * 7 % 13) as u8));
+        }
+        let copy = mixed.clone();
+        mixed.extend_from_slice(&copy);
+        mixed.truncate(4096);
+        pages.push(mixed);
+        // A period-4 run with one byte changed, then a copy across it.
+        pages.push(structured_page(&[
+            (1, 4, 250, 60632250711510),
+            (2, 1, 222, 2856469488800610638),
+        ]));
+        let kernel = Costs::from_lengths(crate::Table::kernel_2024().lengths());
+        let fixed = Costs::from_lengths(crate::Table::fixed().lengths());
+        for page in &pages {
+            best_beats_fast(page, &kernel);
+            best_beats_fast(page, &fixed);
+        }
     }
 
     /// The Fast parse as its definition reads: every position inserted,
@@ -780,6 +957,15 @@ mod tests {
             let mut toks = Vec::new();
             mf.parse(&page, Level::Fast, None, &mut toks);
             prop_assert_eq!(toks, reference_fast(&page));
+        }
+
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn best_is_no_costlier_than_fast_on_structured_pages(
+            pieces in proptest::collection::vec((0u8..3, 1usize..20, 1usize..400, any::<u64>()), 1..40)
+        ) {
+            let page = structured_page(&pieces);
+            best_beats_fast(&page, &Costs::from_lengths(crate::Table::kernel_2024().lengths()));
         }
 
         #[test]
