@@ -222,6 +222,10 @@ struct Worker {
     back: Vec<u8>,
 }
 
+/// Pages measured together in parallel (16 pages per core on a 4-core
+/// machine; 256 KiB of page copies).
+const EVAL_BATCH: usize = 64;
+
 /// Canned bytes of a page at the fast parse from its counts (None: ≥ 4096).
 pub fn fast_canned_size(bits: u64) -> Option<usize> {
     let n = bits.div_ceil(8) as usize;
@@ -286,55 +290,36 @@ pub fn evaluate<S: PageSource + ?Sized>(
     let mut pages = 0u64;
     let mut same_seen = 0u64;
     let mut index_base = 0u64;
-    for_each_chunk(source, |chunk| {
-        type PageOut = Result<Option<(Vec<Option<usize>>, SymbolCounts)>, TrainError>;
-        let results: Vec<PageOut> = chunk
-            .par_chunks(8)
-            .enumerate()
-            .flat_map_iter(|(ti, task)| {
+    // Selected pages wait here (with their index in the stream) until a
+    // batch is full: a sample picks few pages per chunk, and measuring a
+    // handful of slow pages at a time leaves a core idle at every chunk's end.
+    let mut batch: Vec<(u64, Vec<u8>)> = Vec::with_capacity(EVAL_BATCH);
+    let mut measure = |batch: &mut Vec<(u64, Vec<u8>)>| -> Result<(), TrainError> {
+        type PageOut = Result<(Vec<Option<usize>>, SymbolCounts), TrainError>;
+        let results: Vec<PageOut> = batch
+            .par_iter()
+            .with_max_len(1)
+            .map(|(index, p)| {
                 let mut w = match pool.lock().expect("worker pool").pop() {
-                    Some(w) => Ok(w),
-                    None => make(),
+                    Some(w) => w,
+                    None => make().map_err(|e| TrainError::Source(e.to_string().into()))?,
                 };
-                let out: Vec<PageOut> = task
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        let w = w
-                            .as_mut()
-                            .map_err(|e| TrainError::Source(e.to_string().into()))?;
-                        if spec.part.is_some_and(|part| spec.split.part(p) != part) {
-                            return Ok(None);
-                        }
-                        if same_filled(p).is_some() {
-                            return Ok(Some((Vec::new(), SymbolCounts::default())));
-                        }
-                        let index = index_base + (ti * 8 + i) as u64;
-                        measure_page(
-                            w,
-                            p,
-                            index,
-                            spec,
-                            &fast_lengths,
-                            own_lengths.as_ref(),
-                            fast_level_index,
-                        )
-                        .map(Some)
-                    })
-                    .collect();
-                if let Ok(w) = w {
-                    pool.lock().expect("worker pool").push(w);
-                }
+                let out = measure_page(
+                    &mut w,
+                    p,
+                    *index,
+                    spec,
+                    &fast_lengths,
+                    own_lengths.as_ref(),
+                    fast_level_index,
+                );
+                pool.lock().expect("worker pool").push(w);
                 out
             })
             .collect();
-        index_base += chunk.len() as u64;
+        batch.clear();
         for r in results {
-            let Some((sizes, c)) = r? else { continue };
-            if sizes.is_empty() {
-                same_seen += 1;
-                continue;
-            }
+            let (sizes, c) = r?;
             pages += 1;
             counts.counts.add(&c)?;
             counts.pages += 1;
@@ -343,7 +328,28 @@ pub fn evaluate<S: PageSource + ?Sized>(
             }
         }
         Ok(())
+    };
+    for_each_chunk(source, |chunk| {
+        let selected: Vec<usize> = chunk
+            .par_iter()
+            .enumerate()
+            .filter(|(_, p)| spec.part.is_none_or(|part| spec.split.part(p) == part))
+            .map(|(i, _)| i)
+            .collect();
+        for i in selected {
+            if same_filled(&chunk[i]).is_some() {
+                same_seen += 1;
+            } else {
+                batch.push((index_base + i as u64, chunk[i].clone()));
+            }
+        }
+        index_base += chunk.len() as u64;
+        if batch.len() >= EVAL_BATCH {
+            measure(&mut batch)?;
+        }
+        Ok(())
     })?;
+    measure(&mut batch)?;
     counts.same_filled_pages = same_seen;
     Ok(Evaluation {
         tallies: names.into_iter().zip(tallies).collect(),
