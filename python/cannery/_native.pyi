@@ -221,7 +221,7 @@ def train(
     smoothing: str | None = None,
     qpl_compatible: bool = False,
     all_distances: bool = False,
-    eval_pages: int | None = ...,  # default: 2000 held-out pages per workload
+    eval_pages: int | None = ...,  # default: 1000 held-out pages per workload
 ) -> dict[str, Table]: ...
 def train_with_report(
     corpus: _Corpus,
@@ -234,7 +234,7 @@ def train_with_report(
     smoothing: str | None = None,
     qpl_compatible: bool = False,
     all_distances: bool = False,
-    eval_pages: int | None = ...,  # default: 2000 held-out pages per workload
+    eval_pages: int | None = ...,  # default: 1000 held-out pages per workload
 ) -> tuple[dict[str, Table], dict[str, Any]]: ...
 def train_from_histogram(
     histogram: Histogram,
