@@ -445,42 +445,29 @@ impl MatchFinder {
     /// deep (one loop, everything inlined: it is the trainer's hot path).
     fn parse_greedy<S: TokenSink>(&mut self, sink: &mut S) {
         let s = Level::Fast.search();
-        let depth = s.max_chain;
         let n = self.len;
         // Positions below `last` have the 3 bytes a match needs. (`min` is a
         // no-op that bounds `last` for the compiler: fewer bounds checks.)
         let last = (n.min(PAGE_SIZE) + 1).saturating_sub(MIN_MATCH);
+        // Every position goes into its chain first, in one pass without
+        // data-dependent branches. The walk at `i` starts at `prev[i]`,
+        // which links only earlier positions, newest first: the same chain
+        // inserting while parsing builds, so the same tokens.
+        self.insert_run(0, last);
         let mut i = 0;
         while i < last {
-            let here = u32::from_le_bytes(self.buf[i..i + 4].try_into().expect("4 bytes"));
-            let h = hash3(here);
-            let link = self.head[h];
-            self.prev[i] = link;
-            self.head[h] = (i + 1) as u16;
+            let link = self.prev[i];
             // An empty chain (common) is a literal: no walk to set up.
-            if link == NIL {
-                sink.literal(here as u8);
-                i += 1;
-                continue;
+            if link != NIL {
+                let (len, dist) = self.longest(i, link, &s);
+                if len >= MIN_MATCH {
+                    sink.copy(len as u16, dist as u16);
+                    i += len;
+                    continue;
+                }
             }
-
-            let (len, dist) = self.longest(i, link, &s);
-
-            if len < MIN_MATCH {
-                sink.literal(here as u8);
-                i += 1;
-                continue;
-            }
-            sink.copy(len as u16, dist as u16);
-            // The bytes of a match repeat with period `dist`, so a position k
-            // inside it with k + 8 * dist + 3 <= i + len has 8 later
-            // positions of the same 3 bytes (so the same hash) in the match:
-            // no 8-deep walk reaches k, and k is left out of its chain. The
-            // parse is the same as with every position inserted.
-            let end = (i + len).min(last);
-            let from = (i + 1).max((i + len).saturating_sub(depth * dist + 2));
-            self.insert_run(from, end);
-            i += len;
+            sink.literal(self.buf[i]);
+            i += 1;
         }
         while i < n {
             sink.literal(self.buf[i]);
