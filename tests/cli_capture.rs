@@ -51,6 +51,15 @@ fn scan_secrets_passes_the_corpus_and_flags_a_planted_key() {
     std::fs::write(&p, &page).unwrap();
     let o = cannery(&["corpus", "scan-secrets", s(&p)]);
     assert!(!o.status.success(), "a planted secret must fail the scan");
+
+    // No corpus at all is not "no secrets found".
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::write(empty.path().join("notes.txt"), "nothing here").unwrap();
+    let o = cannery(&["corpus", "scan-secrets", s(empty.path())]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("holds no snapshot or .pages file"), "{err}");
+    assert!(!err.contains("no secret-looking strings found"), "{err}");
 }
 
 #[test]

@@ -6,9 +6,9 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use cannery_codec::huffman::limited_code_lengths;
+use cannery_codec::table::rules::{self, BitBudget, Rule};
 use cannery_codec::Table;
 use cannery_export::c_header::kernel_header;
-use cannery_export::limits::BitBudget;
 use cannery_export::KernelOptions;
 
 fn cannery(args: &[&str]) -> Output {
@@ -191,51 +191,80 @@ fn import_of_a_tampered_header_names_the_symbol() {
 }
 
 #[test]
-fn qpl_export_writes_counts_and_sidecar_and_warns_on_the_56_bit_rule() {
-    let t = long_code_table();
-    assert!(
-        BitBudget::of(&t).exceeds_limit(),
-        "test table must break the rule"
-    );
+fn qpl_export_writes_counts_and_sidecar_and_refuses_what_qpl_would_change() {
     let dir = tempfile::tempdir().unwrap();
-    let tf = dir.path().join("long.table.json");
+    // A table QPL loads unchanged: the counts reproduce its lengths.
+    let t = rules::qpl_loadable_variant(&Table::kernel_2024());
+    assert!(Rule::QplLoadable.check(&t).is_ok());
+    let tf = dir.path().join("ok.table.json");
     std::fs::write(&tf, t.to_json()).unwrap();
-    let out = dir.path().join("long.qpl");
+    let out = dir.path().join("ok.qpl");
     let o = cannery(&["export", "qpl", "--table", s(&tf), "-o", s(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let err = stderr(&o);
-    assert!(err.contains("breaks QPL's 56-bit rule"), "{err}");
-    assert!(err.contains("maximum code lengths 13/12"), "{err}");
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     let counts = std::fs::read(&out).unwrap();
     let (ll, d) = cannery_export::qpl::parse_counts(&counts).unwrap();
     assert_eq!(limited_code_lengths(&ll, 15), t.lengths().litlen.to_vec());
     assert_eq!(limited_code_lengths(&d, 15), t.lengths().dist.to_vec());
     let side: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("long.qpl.json")).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("ok.qpl.json")).unwrap())
             .unwrap();
     assert_eq!(side["table"]["id"], t.id());
-    assert_eq!(side["bit_budget"]["qpl_rebuilds_with_13_12"], true);
+    assert_eq!(
+        side["bit_budget"]["total"],
+        BitBudget::of(t.lengths()).total()
+    );
 
-    let o = cannery(&["export", "qpl", "--table", "kernel-2024", "-o", s(&out)]);
+    // Over the 56-bit budget: QPL would rebuild it with 13/12, so refused.
+    let long = long_code_table();
+    assert!(
+        !BitBudget::of(long.lengths()).fits(),
+        "test table must break the budget"
+    );
+    let tf = dir.path().join("long.table.json");
+    std::fs::write(&tf, long.to_json()).unwrap();
+    let refused = dir.path().join("long.qpl");
+    let o = cannery(&["export", "qpl", "--table", s(&tf), "-o", s(&refused)]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("distance symbol 24 has no code"));
+    let err = stderr(&o);
+    assert!(err.contains("56-bit budget is exceeded"), "{err}");
+    assert!(err.contains("13/12"), "{err}");
+    assert!(!refused.exists());
+
+    let o = cannery(&["export", "qpl", "--table", "kernel-2024", "-o", s(&refused)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("6 distance symbols have no code (24..=29"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn isal_export_and_its_refusals() {
+    // Kernel 2024 leaves distance symbols 24..=29 uncoded: stock igzip
+    // (32 KiB window) may need them, so refused.
     let o = cannery(&["export", "isal", "--table", "kernel-2024", "--name", "k24"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("32 KiB window"), "{}", stderr(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let tf = dir.path().join("k24q.table.json");
+    std::fs::write(
+        &tf,
+        rules::qpl_loadable_variant(&Table::kernel_2024()).to_json(),
+    )
+    .unwrap();
+    let o = cannery(&["export", "isal", "--table", s(&tf), "--name", "k24q"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.contains("struct isal_hufftables k24 = {"));
-    assert!(text.contains("#if IGZIP_HIST_SIZE != 4096"));
+    assert!(text.contains("struct isal_hufftables k24q = {"));
     // The long-code table breaks igzip's 56-bit write: refused for ISA-L.
-    let dir = tempfile::tempdir().unwrap();
     let tf = dir.path().join("long.table.json");
     std::fs::write(&tf, long_code_table().to_json()).unwrap();
     let o = cannery(&["export", "isal", "--table", s(&tf)]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("above igzip's limit of 56"),
+        stderr(&o).contains("56-bit budget is exceeded"),
         "{}",
         stderr(&o)
     );

@@ -84,9 +84,18 @@ fn info(a: InfoArgs) -> anyhow::Result<()> {
 }
 
 fn scan(a: ScanArgs) -> anyhow::Result<()> {
-    let found = cannery_capture::secrets::scan_path(&a.path)?;
+    let report = cannery_capture::secrets::scan_path(&a.path)?;
+    if report.corpus_files == 0 {
+        bail!(
+            "{} holds no snapshot or .pages file, so no corpus was scanned ({} other file(s) \
+             looked at); name a corpus directory or file",
+            a.path.display(),
+            report.other_files
+        );
+    }
+    let found = &report.findings;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&found)?);
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         for (i, f) in found.iter().enumerate() {
             if i == 50 {
@@ -121,8 +130,12 @@ fn scan(a: ScanArgs) -> anyhow::Result<()> {
         );
     }
     eprintln!(
-        "cannery: no secret-looking strings found under {}",
-        a.path.display()
+        "cannery: no secret-looking strings found under {} ({} corpus file(s), {} pages, {} \
+         other file(s) scanned)",
+        a.path.display(),
+        report.corpus_files,
+        report.pages,
+        report.other_files
     );
     Ok(())
 }

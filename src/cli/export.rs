@@ -125,19 +125,6 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
         ExportCommand::Qpl(a) => {
             let table = load_table(&a.table)?;
             let q = QplExport::new(&table)?;
-            if q.breaks_56_bit_rule() {
-                let b = q.budget;
-                eprintln!(
-                    "cannery: warning: table {} breaks QPL's 56-bit rule ({} + {} + {} = {} bits > 56): \
-                     QPL would rebuild it with maximum code lengths 13/12, so the table it loads \
-                     would differ from this one",
-                    table.id(),
-                    b.lit,
-                    b.len,
-                    b.dist,
-                    b.total()
-                );
-            }
             let sidecar = sidecar_path(&a.out);
             std::fs::write(&a.out, q.counts_bytes())
                 .with_context(|| format!("cannot write {}", a.out.display()))?;

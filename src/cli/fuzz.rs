@@ -3,7 +3,10 @@
 //! near-incompressible, repeats at distances near 4096, words, and mutated
 //! corpus pages), compresses each with every able backend, decompresses with
 //! every able backend, and reports mismatches with reproducers. This is the
-//! command a hardware owner runs to prove IAA/QAT equivalence.
+//! command a hardware owner runs to prove IAA/QAT equivalence, so like
+//! `validate` it counts what ran and fails when a requested check did not
+//! (no backend to compare against, a table the backend cannot use, zero
+//! pages) unless `--allow-skips`.
 
 use std::path::PathBuf;
 
@@ -11,9 +14,11 @@ use anyhow::bail;
 use clap::Args;
 
 use cannery_codec::backend::stress::{page, Kind, Rng};
-use cannery_codec::Mode;
+use cannery_codec::backend::Backend;
+use cannery_codec::table::rules;
+use cannery_codec::{Mode, Table};
 
-use super::validate::{load_table, open_backends, print_matrix, read_corpus, run_matrix};
+use super::validate::{load_table, open_backends, print_matrix, read_corpus, run_matrix, Counts};
 
 /// Arguments of `cannery fuzz`.
 #[derive(Args)]
@@ -24,15 +29,17 @@ pub struct FuzzArgs {
     /// Backends to check it against, comma-separated (default: every available one).
     #[arg(long, value_delimiter = ',')]
     pub against: Option<Vec<String>>,
-    /// Pages to generate.
-    #[arg(long, default_value_t = 1000)]
-    pub iterations: usize,
+    /// Pages to generate (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub iterations: u64,
     /// Seed of the page generator (same seed, same pages).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Table for canned mode (file or built-in name).
-    #[arg(long, default_value = "kernel-2024")]
-    pub table: String,
+    /// Table for canned mode (file or built-in name). Default: kernel-2024,
+    /// or, if the backend under test cannot compress with it (qpl), its
+    /// QPL-loadable variant (every symbol coded, within the 56-bit budget).
+    #[arg(long)]
+    pub table: Option<String>,
     /// Modes to check, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "canned,fixed,dynamic")]
     pub modes: Vec<Mode>,
@@ -42,21 +49,46 @@ pub struct FuzzArgs {
     /// Directory for reproducer files.
     #[arg(long, default_value = "cannery-fuzz-repro")]
     pub repro_dir: PathBuf,
+    /// Exit 0 even if some requested checks could not run (still counted).
+    #[arg(long)]
+    pub allow_skips: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }
 
+/// The table to fuzz canned mode with: `--table`, else kernel-2024 if the
+/// backend under test can compress with it, else its QPL-loadable variant.
+fn pick_table(named: Option<&str>, under_test: &dyn Backend) -> anyhow::Result<Table> {
+    if let Some(n) = named {
+        return load_table(n);
+    }
+    let k = Table::kernel_2024();
+    let caps = under_test.capabilities();
+    if !caps.can_compress(Mode::Canned) || caps.canned_compress_check(&k).is_ok() {
+        return Ok(k);
+    }
+    Ok(rules::qpl_loadable_variant(&k))
+}
+
 /// Runs `cannery fuzz`.
 pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
-    let table = load_table(&args.table)?;
     let corpus = match &args.corpus {
         Some(p) => read_corpus(p, Some(10_000))?.0,
         None => Vec::new(),
     };
     let mut names = vec![args.backend.clone()];
     match &args.against {
-        Some(list) => names.extend(list.iter().filter(|n| **n != args.backend).cloned()),
+        Some(list) => {
+            names.extend(list.iter().filter(|n| **n != args.backend).cloned());
+            if names.len() == 1 {
+                bail!(
+                    "--against names only the backend under test ({}): there is nothing to \
+                     compare it with",
+                    args.backend
+                );
+            }
+        }
         None => names.extend(
             cannery_codec::backend::NAMES
                 .iter()
@@ -66,14 +98,16 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
     }
     let mut comps = open_backends(Some(&names))?;
     let mut decomps = open_backends(Some(&names))?;
+    let table = pick_table(args.table.as_deref(), comps[0].as_ref())?;
     let mut rng = Rng::new(args.seed);
     let mut kinds: Vec<Kind> = Kind::GENERATED.to_vec();
     if !corpus.is_empty() {
         kinds.push(Kind::Mutated);
     }
-    let mut pages = Vec::with_capacity(args.iterations);
-    let mut sources = Vec::with_capacity(args.iterations);
-    for i in 0..args.iterations {
+    let n = usize::try_from(args.iterations)?;
+    let mut pages = Vec::with_capacity(n);
+    let mut sources = Vec::with_capacity(n);
+    for i in 0..n {
         let kind = kinds[i % kinds.len()];
         let base = (kind == Kind::Mutated).then(|| &corpus[rng.below(corpus.len())][..]);
         pages.push(page(kind, &mut rng, base));
@@ -89,8 +123,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
         Some(&args.repro_dir),
         Some(&args.backend),
     )?;
-    let failed: usize = cells.iter().map(|c| c.failed).sum();
-    let checked: usize = cells.iter().map(|c| c.pages).sum();
+    let counts = Counts::of(&cells, pages.len());
+    let verdict = counts.verdict(args.allow_skips, "fuzz");
     if args.json {
         let v = serde_json::json!({
             "backend": args.backend,
@@ -98,10 +132,10 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
             "seed": args.seed,
             "iterations": args.iterations,
             "table": table.id(),
-            "pair_checks": checked,
-            "mismatches": failed,
+            "counts": counts,
             "matrix": cells,
-            "ok": failed == 0,
+            "allow_skips": args.allow_skips,
+            "ok": verdict.is_ok(),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
@@ -114,13 +148,13 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
             table.id()
         );
         print_matrix(&cells);
-        println!("\nfuzz: {checked} pair checks, {failed} mismatches");
+        println!("\nfuzz: {}", counts.line());
     }
-    if failed > 0 {
-        bail!(
-            "{failed} mismatches; reproducers in {}",
-            args.repro_dir.display()
-        );
-    }
-    Ok(())
+    verdict.map_err(|e| {
+        if counts.pages_failed > 0 {
+            e.context(format!("reproducers in {}", args.repro_dir.display()))
+        } else {
+            e
+        }
+    })
 }

@@ -3,7 +3,7 @@
 //! streams must re-encode bit-exactly with our Huffman stage. With the `qpl`
 //! feature the QPL backend (hardware or software path) joins the matrix.
 
-use cannery_codec::backend::check::{check_pair, check_stream, PairOutcome, Reencode, Rule};
+use cannery_codec::backend::check::{check_pair, check_stream, PairOutcome, Reencode};
 use cannery_codec::backend::stress::{page, Kind, Rng};
 use cannery_codec::backend::{self, canned_to_deflate, Backend, BackendError};
 use cannery_codec::huffman::limited_code_lengths;
@@ -59,11 +59,7 @@ fn every_pair_round_trips_every_mode() {
                 if !c.capabilities().can_compress(mode) {
                     continue;
                 }
-                if mode == Mode::Canned
-                    && Rule::for_backend(c.name())
-                        .iter()
-                        .any(|r| r.check(table).is_err())
-                {
+                if mode == Mode::Canned && c.capabilities().canned_compress_check(table).is_err() {
                     continue;
                 }
                 for d in decomps.iter_mut() {
@@ -71,9 +67,7 @@ fn every_pair_round_trips_every_mode() {
                         continue;
                     }
                     if mode == Mode::Canned
-                        && Rule::for_backend(d.name())
-                            .iter()
-                            .any(|r| r.check(table).is_err())
+                        && d.capabilities().canned_decompress_check(table).is_err()
                     {
                         continue;
                     }

@@ -1,30 +1,24 @@
 //! Symbol weights → code lengths under the constraints of the target:
 //! optimal length-limited codes (the codec's package-merge), lengths ≤ 15,
 //! every weighted symbol coded, complete codes, and optionally QPL's 56-bit
-//! rule (canned-format.md §7): longest literal code + longest (length code +
-//! extra bits) + longest (distance code + extra bits) ≤ 56.
-//!
-//! Under the 56-bit rule QPL itself would silently rebuild with limits 13/12;
-//! here every pair of per-alphabet limits (literal/length 9..=15, distance
-//! 5..=15) is tried and the cheapest pair that satisfies the rule wins, which
-//! is optimal among codes with one limit per alphabet (not necessarily among
-//! all codes satisfying the rule: a per-symbol limit could do better). Which
-//! symbols get weights, and how much, is [`crate::smoothing`]'s job.
+//! budget. What the budget is, and the cheapest code that fits it, belong
+//! to the codec's table rules ([`cannery_codec::table::rules`]); this file
+//! only chooses between the free code and the budgeted one. Which symbols
+//! get weights, and how much, is [`crate::smoothing`]'s job (under
+//! `qpl_compatible` every one of the 286 + 30 symbols gets one).
 
 use cannery_codec::constants::{MAX_CODE_LEN, NUM_DIST, NUM_LITLEN};
 use cannery_codec::huffman::limited_code_lengths;
-use cannery_codec::token::{DIST_EXTRA, LENGTH_EXTRA};
+use cannery_codec::table::rules::{budget_lengths, BitBudget};
 use cannery_codec::CodeLengths;
-
-/// QPL's bit-buffer bound for one literal + one match.
-pub const QPL_MAX_BITS: u32 = 56;
 
 /// Constraints on a trained code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Constraints {
     /// Longest code (15 for deflate and IAA).
     pub max_len: u8,
-    /// Also satisfy QPL's 56-bit rule.
+    /// Also make QPL load the table unchanged: every symbol coded (the
+    /// trainer's smoothing sees to that) and the 56-bit budget.
     pub qpl_compatible: bool,
 }
 
@@ -37,36 +31,6 @@ impl Default for Constraints {
     }
 }
 
-/// Longest literal + longest length code with extra bits + longest distance
-/// code with extra bits, over coded symbols: the quantity QPL bounds by 56.
-pub fn qpl_bits(l: &CodeLengths) -> u32 {
-    let lit = l.litlen[..256].iter().copied().max().unwrap_or(0) as u32;
-    let len = (257..NUM_LITLEN)
-        .filter(|&s| l.litlen[s] > 0)
-        .map(|s| l.litlen[s] as u32 + LENGTH_EXTRA[s - 257] as u32)
-        .max()
-        .unwrap_or(0);
-    let dist = (0..NUM_DIST)
-        .filter(|&s| l.dist[s] > 0)
-        .map(|s| l.dist[s] as u32 + DIST_EXTRA[s] as u32)
-        .max()
-        .unwrap_or(0);
-    lit + len + dist
-}
-
-fn weighted_cost(w: &[u64], l: &[u8]) -> u128 {
-    w.iter().zip(l).map(|(&w, &l)| w as u128 * l as u128).sum()
-}
-
-/// Smallest limit that can code `n` symbols.
-fn min_limit(n: usize) -> u8 {
-    let mut b = 1u8;
-    while (1usize << b) < n {
-        b += 1;
-    }
-    b
-}
-
 /// Optimal code lengths for the weights under `c`. Symbols with weight 0
 /// get no code. Each alphabet with at least two weighted symbols gets a
 /// complete code.
@@ -75,46 +39,18 @@ pub fn build_lengths(
     d_w: &[u64; NUM_DIST],
     c: &Constraints,
 ) -> CodeLengths {
-    let make = |ll_max: u8, d_max: u8| CodeLengths {
-        litlen: limited_code_lengths(ll_w, ll_max)
+    let free = CodeLengths {
+        litlen: limited_code_lengths(ll_w, c.max_len)
             .try_into()
             .expect("286 lengths"),
-        dist: limited_code_lengths(d_w, d_max)
+        dist: limited_code_lengths(d_w, c.max_len)
             .try_into()
             .expect("30 lengths"),
     };
-    let best = make(c.max_len, c.max_len);
-    if !c.qpl_compatible || qpl_bits(&best) <= QPL_MAX_BITS {
-        return best;
+    if !c.qpl_compatible || BitBudget::of(&free).fits() {
+        return free;
     }
-    let ll_floor = min_limit(ll_w.iter().filter(|&&w| w > 0).count()).max(1);
-    let d_floor = min_limit(d_w.iter().filter(|&&w| w > 0).count()).max(1);
-    // Limits only ever lengthen nothing and shorten the longest codes, so
-    // cache each alphabet's codes per limit.
-    let ll_codes: Vec<(u8, Vec<u8>)> = (ll_floor..=c.max_len)
-        .map(|m| (m, limited_code_lengths(ll_w, m)))
-        .collect();
-    let d_codes: Vec<(u8, Vec<u8>)> = (d_floor..=c.max_len)
-        .map(|m| (m, limited_code_lengths(d_w, m)))
-        .collect();
-    let mut chosen: Option<(u128, CodeLengths)> = None;
-    for (_, ll) in ll_codes.iter().rev() {
-        for (_, d) in d_codes.iter().rev() {
-            let cand = CodeLengths {
-                litlen: ll.as_slice().try_into().expect("286"),
-                dist: d.as_slice().try_into().expect("30"),
-            };
-            if qpl_bits(&cand) > QPL_MAX_BITS {
-                continue;
-            }
-            let cost = weighted_cost(ll_w, ll) + weighted_cost(d_w, d);
-            if chosen.as_ref().is_none_or(|(c0, _)| cost < *c0) {
-                chosen = Some((cost, cand));
-            }
-        }
-    }
-    // Limits 13/12 always satisfy the rule (13 + 13+5 + 12+13 = 56).
-    chosen.map(|(_, l)| l).unwrap_or_else(|| make(13, 12))
+    budget_lengths(ll_w, d_w, c.max_len)
 }
 
 #[cfg(test)]
@@ -189,7 +125,7 @@ mod tests {
             prop_assert!(l.dist[..24].iter().all(|&x| (1..=15).contains(&x)));
             prop_assert!(l.dist[24..].iter().all(|&x| x == 0));
             if qpl {
-                prop_assert!(qpl_bits(&l) <= QPL_MAX_BITS);
+                prop_assert!(BitBudget::of(&l).fits());
             }
         }
     }
@@ -206,17 +142,17 @@ mod tests {
             *w = 1 + (1u64 << (40 - i));
         }
         let free = build_lengths(&ll_w, &d_w, &Constraints::default());
-        assert!(
-            qpl_bits(&free) > QPL_MAX_BITS,
-            "test needs a violating code"
-        );
+        assert!(!BitBudget::of(&free).fits(), "test needs a violating code");
         let c = Constraints {
             max_len: 15,
             qpl_compatible: true,
         };
         let l = build_lengths(&ll_w, &d_w, &c);
-        assert!(qpl_bits(&l) <= QPL_MAX_BITS);
+        assert!(BitBudget::of(&l).fits());
         // No better pair of limits satisfies the rule.
+        let weighted_cost = |w: &[u64], l: &[u8]| -> u128 {
+            w.iter().zip(l).map(|(&w, &l)| w as u128 * l as u128).sum()
+        };
         let cost_of =
             |l: &CodeLengths| weighted_cost(&ll_w, &l.litlen) + weighted_cost(&d_w, &l.dist);
         for a in 9..=15u8 {
@@ -225,7 +161,7 @@ mod tests {
                     litlen: limited_code_lengths(&ll_w, a).try_into().unwrap(),
                     dist: limited_code_lengths(&d_w, b).try_into().unwrap(),
                 };
-                if qpl_bits(&cand) <= QPL_MAX_BITS {
+                if BitBudget::of(&cand).fits() {
                     assert!(
                         cost_of(&l) <= cost_of(&cand),
                         "limits {a}/{b} beat the choice"
@@ -239,23 +175,5 @@ mod tests {
             dist: limited_code_lengths(&d_w, 12).try_into().unwrap(),
         };
         assert!(cost_of(&l) <= cost_of(&qpl_fallback));
-    }
-
-    #[test]
-    fn qpl_bits_counts_extra_bits() {
-        let t = cannery_codec::Table::kernel_2024();
-        let l = t.lengths();
-        // Literal max 15? The kernel table's longest literal is what it is;
-        // recompute by hand for symbol 284 (5 extra bits) and distance 23 (10).
-        let lit = *l.litlen[..256].iter().max().unwrap() as u32;
-        let len = (257..286)
-            .map(|s| l.litlen[s] as u32 + LENGTH_EXTRA[s - 257] as u32)
-            .max()
-            .unwrap();
-        let dist = (0..24)
-            .map(|s| l.dist[s] as u32 + DIST_EXTRA[s] as u32)
-            .max()
-            .unwrap();
-        assert_eq!(qpl_bits(l), lit + len + dist);
     }
 }

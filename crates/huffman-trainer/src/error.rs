@@ -91,6 +91,10 @@ pub enum TrainError {
     /// A trained table broke an IAA rule (a bug: training guarantees them).
     #[error("trained table is not usable by IAA: {0}")]
     NotIaaSafe(cannery_codec::table::IaaRule),
+    /// A table trained with `qpl_compatible` is not QPL-loadable (a bug:
+    /// training guarantees it).
+    #[error("trained table is not QPL-loadable: {0}")]
+    NotQplLoadable(String),
     /// A peer compressor failed.
     #[error(transparent)]
     Peer(#[from] crate::peers::PeerError),

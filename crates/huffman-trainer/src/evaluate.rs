@@ -579,6 +579,55 @@ impl Ceiling {
     }
 }
 
+/// What `--qpl-compatible` costs: fast-parse bits of the evaluated
+/// held-out pages under the table trained with the constraint, against the
+/// table trained from the same statistics and options without it (both
+/// straight from the histogram, before any `best` refinement).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ConstraintCost {
+    /// Bits under the unconstrained table.
+    pub unconstrained_bits: u64,
+    /// Bits under the QPL-loadable table.
+    pub constrained_bits: u64,
+    /// `constrained_bits / unconstrained_bits - 1`, in percent (≥ 0 up to
+    /// rounding: the constraint can only cost).
+    pub cost_percent: f64,
+}
+
+impl ConstraintCost {
+    /// The cost on fast-parse counts `eval` of tables trained on `train`
+    /// with `opts` (whose `qpl_compatible` is ignored: both are built).
+    pub fn of(train: &Histogram, eval: &Histogram, opts: &TableOptions) -> ConstraintCost {
+        let with = |qpl: bool| {
+            let mut o = *opts;
+            o.constraints.qpl_compatible = qpl;
+            let l = crate::train::lengths_from_counts(&train.counts, &o);
+            eval.counts.bits(&l.litlen, &l.dist)
+        };
+        ConstraintCost::from_bits(with(false), with(true))
+    }
+
+    /// Several page sets together.
+    pub fn sum(parts: &[ConstraintCost]) -> ConstraintCost {
+        ConstraintCost::from_bits(
+            parts.iter().map(|c| c.unconstrained_bits).sum(),
+            parts.iter().map(|c| c.constrained_bits).sum(),
+        )
+    }
+
+    fn from_bits(unconstrained_bits: u64, constrained_bits: u64) -> ConstraintCost {
+        ConstraintCost {
+            unconstrained_bits,
+            constrained_bits,
+            cost_percent: if unconstrained_bits == 0 {
+                0.0
+            } else {
+                round4(100.0 * (constrained_bits as f64 / unconstrained_bits as f64 - 1.0))
+            },
+        }
+    }
+}
+
 /// BFINAL + BTYPE: the header a fixed-code deflate block carries and an IAA
 /// canned stream does not.
 const FIXED_HEADER_BITS: u64 = 3;

@@ -13,8 +13,9 @@
 //! from mode name to `{ratio, effective_ratio, incompressible_pages, pages,
 //! bytes_in, bytes_out}`), `ceiling` (fast-parse bits under fixed, the
 //! table and the optimal code of the evaluated pages themselves, and the
-//! two gains over fixed: see [`Ceiling`]), `refinement[]`, `smoothing[]`;
-//! `fleet` with the same `modes` and `ceiling` summed over workloads; `cross` (`tables` × `workloads`
+//! two gains over fixed: see [`Ceiling`]), with `qpl_compatible` a
+//! `qpl_constraint` ([`ConstraintCost`]), `refinement[]`, `smoothing[]`;
+//! `fleet` with the same `modes`, `ceiling` and `qpl_constraint` summed over workloads; `cross` (`tables` × `workloads`
 //! canned-fast ratios); `clusters` (or null); `smoothing` (fleet-wide).
 //! Mode names: `canned-fast|default|best` (the workload's own table),
 //! `canned:<table>` (another table at the fast parse: `fleet`,
@@ -30,7 +31,7 @@ use cannery_codec::Table;
 
 use crate::cluster::{cluster, Clustering};
 use crate::error::TrainError;
-use crate::evaluate::{evaluate, Ceiling, EvalSpec, ModeResult, Tally};
+use crate::evaluate::{evaluate, Ceiling, ConstraintCost, EvalSpec, ModeResult, Tally};
 use crate::histogram::Histogram;
 use crate::pages::{PageSource, PageStream, SourceError};
 use crate::peers::train_zstd_dictionary;
@@ -133,6 +134,10 @@ pub struct WorkloadReport {
     /// Fast-parse gain over fixed of the table used for `canned-*`, against
     /// the most any single table could gain on the evaluated pages.
     pub ceiling: Ceiling,
+    /// With `qpl_compatible` (and a table of its own): what the constraint
+    /// costs on the evaluated pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qpl_constraint: Option<ConstraintCost>,
     /// `best` refinement steps.
     pub refinement: Vec<RefineStep>,
     /// Held-out bits per page by smoothing.
@@ -150,6 +155,9 @@ pub struct FleetReport {
     pub modes: BTreeMap<String, ModeResult>,
     /// The workloads' ceilings summed (each workload with its own table).
     pub ceiling: Ceiling,
+    /// With `qpl_compatible`: the workloads' constraint costs summed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qpl_constraint: Option<ConstraintCost>,
     /// `best` refinement steps of the fleet table.
     pub refinement: Vec<RefineStep>,
 }
@@ -417,6 +425,8 @@ pub fn train_corpus(
             skipped: skipped[i].clone(),
             modes,
             ceiling: Ceiling::of(main, &ev.counts, &topts.table),
+            qpl_constraint: (topts.table.constraints.qpl_compatible && own[i].is_some())
+                .then(|| ConstraintCost::of(&s.train, &ev.counts, &topts.table)),
             refinement: refinements[i].clone(),
             smoothing: evaluate_smoothings(&s.train, &s.test, &topts.table),
         });
@@ -437,6 +447,14 @@ pub fn train_corpus(
         .collect();
     let test_pages = reports.iter().map(|r| r.test_pages).sum();
     let fleet_ceiling = Ceiling::sum(&reports.iter().map(|r| r.ceiling).collect::<Vec<_>>());
+    let fleet_constraint = topts.table.constraints.qpl_compatible.then(|| {
+        ConstraintCost::sum(
+            &reports
+                .iter()
+                .filter_map(|r| r.qpl_constraint)
+                .collect::<Vec<_>>(),
+        )
+    });
 
     // Cross matrix: rows = tables, columns = workloads.
     let mut rows: Vec<String> = workloads
@@ -539,6 +557,7 @@ pub fn train_corpus(
             test_pages,
             modes: fleet_modes,
             ceiling: fleet_ceiling,
+            qpl_constraint: fleet_constraint,
             refinement: fleet_steps,
         },
         cross,

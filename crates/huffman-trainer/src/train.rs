@@ -12,6 +12,7 @@
 use rayon::prelude::*;
 
 use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::table::rules::Rule;
 use cannery_codec::{Encoder, Format, Level, Mode, Outcome, Table};
 
 use crate::code_lengths::{build_lengths, Constraints};
@@ -30,7 +31,8 @@ pub const GENERATOR: &str = concat!("cannery-trainer ", env!("CARGO_PKG_VERSION"
 pub struct TableOptions {
     /// Smoothing of zero and rare counts.
     pub smoothing: crate::smoothing::Smoothing,
-    /// Code all 30 distance symbols, not just 0..=23.
+    /// Code all 30 distance symbols, not just 0..=23 (implied by
+    /// `constraints.qpl_compatible`: see [`TableOptions::codes_all_distances`]).
     pub all_distances: bool,
     /// Length limit and the QPL rule.
     pub constraints: Constraints,
@@ -50,11 +52,17 @@ impl Default for TableOptions {
 }
 
 impl TableOptions {
+    /// True if every distance symbol gets a code: asked for, or needed for
+    /// QPL to load the table unchanged.
+    pub fn codes_all_distances(&self) -> bool {
+        self.all_distances || self.constraints.qpl_compatible
+    }
+
     /// The training parameters recorded in a table's provenance.
     pub fn provenance_map(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut m = serde_json::Map::new();
         m.insert("smoothing".into(), self.smoothing.to_string().into());
-        m.insert("all_distances".into(), self.all_distances.into());
+        m.insert("all_distances".into(), self.codes_all_distances().into());
         m.insert("max_code_length".into(), self.constraints.max_len.into());
         m.insert(
             "qpl_compatible".into(),
@@ -69,7 +77,7 @@ pub fn lengths_from_counts(
     counts: &SymbolCounts,
     opts: &TableOptions,
 ) -> cannery_codec::CodeLengths {
-    let (ll, d) = opts.smoothing.weights(counts, opts.all_distances);
+    let (ll, d) = opts.smoothing.weights(counts, opts.codes_all_distances());
     build_lengths(&ll, &d, &opts.constraints)
 }
 
@@ -110,6 +118,11 @@ pub fn table_from_histogram(
     // Smoothing codes every required symbol and package-merge makes
     // complete codes, so this only fails if those guarantees break.
     t.check_iaa().map_err(TrainError::NotIaaSafe)?;
+    if opts.constraints.qpl_compatible {
+        Rule::QplLoadable
+            .check(&t)
+            .map_err(TrainError::NotQplLoadable)?;
+    }
     t.name = Some(what.into());
     t.provenance.source = Some("trained".into());
     t.provenance.generator = Some(GENERATOR.into());
@@ -716,11 +729,12 @@ mod tests {
             let t = Table::from_lengths(&l.litlen, &l.dist).unwrap();
             proptest::prop_assert_eq!(t.check_iaa(), Ok(()));
             proptest::prop_assert_eq!(t.kraft(), (32768, 32768));
-            if all_d {
+            if all_d || qpl {
                 proptest::prop_assert!(l.dist.iter().all(|&x| x > 0));
             }
             if qpl {
-                proptest::prop_assert!(crate::code_lengths::qpl_bits(&l) <= 56);
+                proptest::prop_assert!(cannery_codec::table::rules::BitBudget::of(&l).fits());
+                proptest::prop_assert_eq!(Rule::QplLoadable.check(&t), Ok(()));
             }
         }
     }

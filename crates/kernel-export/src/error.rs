@@ -3,7 +3,8 @@
 //! Every refusal is about the input (a name, or a table some consumer cannot
 //! load exactly); the exporters never fail for any other reason.
 
-use cannery_codec::table::{Alphabet, IaaRule};
+use cannery_codec::table::rules::Rule;
+use cannery_codec::table::IaaRule;
 
 /// Why a table could not be exported in the requested form.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -25,48 +26,19 @@ pub enum ExportError {
         /// The first rule it breaks.
         rule: IaaRule,
     },
-    /// QPL gives every symbol a code, so a table with an uncoded symbol
-    /// cannot be reproduced through a QPL histogram.
-    #[error(
-        "QPL cannot load table {id}: {alphabet} symbol {symbol} has no code, but QPL codes every \
-         symbol (it raises zero counts to 1); use a table with all 286 + 30 symbols coded"
-    )]
-    QplUncoded {
+    /// The table breaks a rule of the export's consumer
+    /// ([`cannery_codec::table::rules`]): QPL would load another table, or
+    /// ISA-L would write corrupt streams.
+    #[error("{consumer} cannot use table {id} unchanged: {reason}")]
+    BreaksRule {
         /// Table id.
         id: String,
-        /// Alphabet of the symbol.
-        alphabet: Alphabet,
-        /// The uncoded symbol.
-        symbol: usize,
-    },
-    /// An incomplete code is never the optimal code of any histogram.
-    #[error(
-        "QPL cannot load table {id}: its {alphabet} code is incomplete (Kraft sum {kraft}/32768), \
-         and QPL only builds complete codes"
-    )]
-    QplIncomplete {
-        /// Table id.
-        id: String,
-        /// The incomplete alphabet.
-        alphabet: Alphabet,
-        /// Kraft sum scaled by 2^15.
-        kraft: u64,
-    },
-    /// igzip writes a literal, a length and a distance in one 56-bit write.
-    #[error(
-        "ISA-L cannot use table {id}: longest literal/length code ({lit}) + longest length code \
-         with extra bits ({len}) + longest distance code with extra bits ({dist}) = {} bits, above \
-         igzip's limit of 56", .lit + .len + .dist
-    )]
-    IsalBitBudget {
-        /// Table id.
-        id: String,
-        /// Longest literal/length code.
-        lit: u32,
-        /// Longest length code plus its extra bits.
-        len: u32,
-        /// Longest distance code plus its extra bits.
-        dist: u32,
+        /// Who would load the export ("QPL", "ISA-L").
+        consumer: &'static str,
+        /// The rule broken.
+        rule: Rule,
+        /// Every reason, from the rule.
+        reason: String,
     },
     /// The implied header does not fit ISA-L's `deflate_hdr[328]`.
     #[error("the table's block header is {bytes} bytes, more than ISA-L's deflate_hdr[328] holds")]

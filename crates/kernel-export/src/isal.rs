@@ -19,10 +19,10 @@
 //!
 //! `IGZIP_HIST_SIZE` does not change any size without `LONGER_HUFFTABLE`; the
 //! guard exists because a 4 KiB table may leave distance symbols 24..=29
-//! uncoded, which a larger window would need. Refused: tables IAA could not
-//! use ([`Table::check_iaa`]: igzip, too, may need any literal, length or
-//! distance up to 4096) and tables breaking igzip's 56-bit rule
-//! ([`crate::limits`]), which igzip would write corruptly.
+//! uncoded, which a larger window would need. Refused: every table but the
+//! fixed code that breaks [`Rule::IsalStock`] (an uncoded symbol igzip may
+//! need, an incomplete code, or igzip's 56-bit budget), since igzip would
+//! write corrupt streams with it.
 
 use cannery_codec::constants::NUM_DIST;
 use cannery_codec::token::{DIST_BASE, DIST_EXTRA, LENGTH_BASE, LENGTH_EXTRA};
@@ -32,7 +32,7 @@ use crate::c_header::validate_c_identifier;
 use crate::comment::{block, code_summary_lines, provenance_lines};
 use crate::error::ExportError;
 use crate::hexfmt::rows;
-use crate::limits::BitBudget;
+use cannery_codec::table::rules::Rule;
 
 /// `ISAL_DEF_MAX_HDR_SIZE`.
 pub const MAX_HDR_SIZE: usize = 328;
@@ -80,18 +80,15 @@ fn packed(rev_code: u16, len: u8, extra_bits: u8, extra: u32) -> u32 {
 impl IsalTables {
     /// The fields for `table`, or why igzip cannot use it.
     pub fn new(table: &Table) -> Result<IsalTables, ExportError> {
-        table.check_iaa().map_err(|rule| ExportError::NotIaaSafe {
-            id: table.id(),
-            rule,
-        })?;
-        let budget = BitBudget::of(table);
-        if budget.exceeds_limit() {
-            return Err(ExportError::IsalBitBudget {
-                id: table.id(),
-                lit: budget.lit,
-                len: budget.len,
-                dist: budget.dist,
-            });
+        if !table.is_fixed_code() {
+            Rule::IsalStock
+                .check(table)
+                .map_err(|reason| ExportError::BreaksRule {
+                    id: table.id(),
+                    consumer: "ISA-L",
+                    rule: Rule::IsalStock,
+                    reason,
+                })?;
         }
         let (deflate_hdr, bits) = if table.is_fixed_code() {
             (vec![0x03], 3)

@@ -14,7 +14,6 @@ other systems load, and reads kernel headers back.
   exactly the table's lengths, plus a JSON sidecar with provenance.
 - [`isal`]: an ISA-L `struct isal_hufftables` initializer (4 KiB history,
   `LONGER_HUFFTABLE` off).
-- [`limits`]: the igzip/QPL "56-bit" bit budget shared by the last two.
 
 Every exporter is deterministic: the same table gives byte-identical output
 (no timestamps; the table's own `provenance.created` is printed if present).
@@ -39,7 +38,6 @@ pub mod error;
 mod hexfmt;
 pub mod import;
 pub mod isal;
-pub mod limits;
 pub mod qpl;
 
 pub use c_header::{Api, KernelOptions};

@@ -12,23 +12,22 @@
 //!
 //! **Sidecar** (`<counts file>.json`): format name and version, the layout
 //! above, the table id, name and provenance, the code lengths, and the
-//! 56-bit-rule terms ([`crate::limits`]).
+//! 56-bit budget's terms ([`BitBudget`]).
 //!
-//! Refused: tables with an uncoded symbol (QPL raises zero counts to 1, so
-//! it would code that symbol and change the lengths; e.g. the 2024 kernel
-//! table, whose distance symbols 24..=29 are uncoded) and incomplete codes
-//! (never optimal; this includes the fixed code over 286 + 30 symbols).
-//! Tables breaking the 56-bit rule are exported, but QPL would rebuild them
-//! with limits 13/12: callers should warn ([`QplExport::budget`]).
+//! Refused: every table that is not [`Rule::QplLoadable`], because QPL
+//! would load another table: an uncoded symbol (QPL raises zero counts to
+//! 1; e.g. the 2024 kernel table, whose distance symbols 24..=29 are
+//! uncoded), an incomplete code (never optimal; this includes the fixed code
+//! over 286 + 30 symbols), or a code over the 56-bit budget (QPL rebuilds it
+//! with limits 13/12). `cannery train --qpl-compatible` writes only tables
+//! this accepts.
 
 use cannery_codec::constants::{NUM_DIST, NUM_LITLEN};
-use cannery_codec::huffman::kraft_sum;
-use cannery_codec::table::{Alphabet, KRAFT_COMPLETE};
+use cannery_codec::table::rules::{BitBudget, Rule, BITBUF_LIMIT};
 use cannery_codec::Table;
 use serde_json::json;
 
 use crate::error::ExportError;
-use crate::limits::{BitBudget, MAX_BITBUF_BIT_WRITE};
 
 /// Format name in the sidecar.
 pub const SIDECAR_FORMAT: &str = "cannery-qpl-histogram";
@@ -51,32 +50,20 @@ pub struct QplExport {
 impl QplExport {
     /// The counts for `table`, or why QPL cannot reproduce it.
     pub fn new(table: &Table) -> Result<QplExport, ExportError> {
+        Rule::QplLoadable
+            .check(table)
+            .map_err(|reason| ExportError::BreaksRule {
+                id: table.id(),
+                consumer: "QPL",
+                rule: Rule::QplLoadable,
+                reason,
+            })?;
         let l = table.lengths();
-        for (alphabet, lens) in [
-            (Alphabet::LitLen, &l.litlen[..]),
-            (Alphabet::Dist, &l.dist[..]),
-        ] {
-            if let Some(symbol) = lens.iter().position(|&x| x == 0) {
-                return Err(ExportError::QplUncoded {
-                    id: table.id(),
-                    alphabet,
-                    symbol,
-                });
-            }
-            let kraft = kraft_sum(lens);
-            if kraft != KRAFT_COMPLETE {
-                return Err(ExportError::QplIncomplete {
-                    id: table.id(),
-                    alphabet,
-                    kraft,
-                });
-            }
-        }
         let count = |len: u8| 1u32 << (15 - len as u32);
         Ok(QplExport {
             litlen: l.litlen.map(count),
             dist: l.dist.map(count),
-            budget: BitBudget::of(table),
+            budget: BitBudget::of(l),
         })
     }
 
@@ -87,11 +74,6 @@ impl QplExport {
             b.extend_from_slice(&c.to_le_bytes());
         }
         b
-    }
-
-    /// True if QPL would rebuild the table with maximum lengths 13/12.
-    pub fn breaks_56_bit_rule(&self) -> bool {
-        self.budget.exceeds_limit()
     }
 
     /// The JSON sidecar for `table`, pretty-printed, ending in a newline.
@@ -116,8 +98,7 @@ impl QplExport {
                 "longest_length_with_extra": self.budget.len,
                 "longest_dist_with_extra": self.budget.dist,
                 "total": self.budget.total(),
-                "limit": MAX_BITBUF_BIT_WRITE,
-                "qpl_rebuilds_with_13_12": self.breaks_56_bit_rule(),
+                "limit": BITBUF_LIMIT,
             },
         });
         let mut s = serde_json::to_string_pretty(&v).expect("JSON values always serialize");
@@ -174,24 +155,27 @@ mod tests {
     }
 
     #[test]
-    fn uncoded_and_incomplete_tables_are_refused() {
+    fn uncoded_incomplete_and_over_budget_tables_are_refused() {
+        let refusal = |t: &Table| match QplExport::new(t) {
+            Err(ExportError::BreaksRule { rule, reason, .. }) => {
+                assert_eq!(rule, Rule::QplLoadable);
+                reason
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        };
         let k = Table::kernel_2024();
-        assert_eq!(
-            QplExport::new(&k),
-            Err(ExportError::QplUncoded {
-                id: k.id(),
-                alphabet: Alphabet::Dist,
-                symbol: 24
-            })
-        );
-        let f = Table::fixed();
-        assert!(matches!(
-            QplExport::new(&f),
-            Err(ExportError::QplIncomplete {
-                alphabet: Alphabet::LitLen,
-                ..
-            })
-        ));
+        assert!(refusal(&k).contains("6 distance symbols have no code (24..=29"));
+        assert!(refusal(&Table::fixed()).contains("incomplete"));
+        // Geometric weights: 15-bit codes on both alphabets, 15 + 20 + 28.
+        let ll: Vec<u64> = (0..286u64).map(|i| 1 + (1u64 << (40 - i % 40))).collect();
+        let d: Vec<u64> = (0..30u64).map(|i| 1 + (1u64 << (40 - i))).collect();
+        let long = Table::from_lengths(
+            &limited_code_lengths(&ll, 15),
+            &limited_code_lengths(&d, 15),
+        )
+        .unwrap();
+        assert!(!BitBudget::of(long.lengths()).fits());
+        assert!(refusal(&long).contains("56-bit budget is exceeded"));
     }
 
     #[test]

@@ -210,16 +210,30 @@ pub struct Located {
     pub finding: Finding,
 }
 
-/// Scan a file or, recursively, a directory (skipping hidden entries such
-/// as `.git`). Snapshots and `.pages` files are scanned page by page after
-/// decoding; other files as raw bytes.
-pub fn scan_path(path: &std::path::Path) -> crate::Result<Vec<Located>> {
-    let mut out = Vec::new();
-    scan_into(path, &mut out)?;
-    Ok(out)
+/// What a scan looked at and found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ScanReport {
+    /// The findings, in path order.
+    pub findings: Vec<Located>,
+    /// Snapshot and `.pages` files scanned.
+    pub corpus_files: u64,
+    /// Pages of those files scanned.
+    pub pages: u64,
+    /// Other files scanned as raw bytes.
+    pub other_files: u64,
 }
 
-fn scan_into(path: &std::path::Path, out: &mut Vec<Located>) -> crate::Result<()> {
+/// Scan a file or, recursively, a directory (skipping hidden entries such
+/// as `.git`). Snapshots and `.pages` files are scanned page by page after
+/// decoding; other files as raw bytes. The report counts what was scanned,
+/// so a caller can tell "clean" from "there was no corpus here".
+pub fn scan_path(path: &std::path::Path) -> crate::Result<ScanReport> {
+    let mut report = ScanReport::default();
+    scan_into(path, &mut report)?;
+    Ok(report)
+}
+
+fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<()> {
     use crate::error::Error;
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot scan", e))?;
     if meta.is_dir() {
@@ -232,14 +246,17 @@ fn scan_into(path: &std::path::Path, out: &mut Vec<Located>) -> crate::Result<()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with('.'));
             if !hidden {
-                scan_into(&p, out)?;
+                scan_into(&p, report)?;
             }
         }
         return Ok(());
     }
+    let out = &mut report.findings;
     if crate::snapshot::is_snapshot(path) || crate::corpus::is_raw_pages(path) {
+        report.corpus_files += 1;
         for (i, page) in crate::corpus::open_pages(path)?.enumerate() {
             let page = page?;
+            report.pages += 1;
             for f in scan_bytes(&page.data) {
                 out.push(Located {
                     path: path.to_path_buf(),
@@ -253,6 +270,7 @@ fn scan_into(path: &std::path::Path, out: &mut Vec<Located>) -> crate::Result<()
     }
     // Other files: in 1 MiB chunks overlapping by 256 bytes; a match is
     // reported by the chunk it starts in, before the overlap.
+    report.other_files += 1;
     use std::io::Read;
     const CHUNK: usize = 1 << 20;
     const OVERLAP: usize = 256;

@@ -262,7 +262,15 @@ fn scan_secrets_finds_planted_secrets_and_passes_clean_data() {
     std::fs::create_dir_all(&clean).unwrap();
     write_snapshot(&clean.join("a.cansnap"), 8);
     std::fs::write(clean.join("notes.txt"), "PATH=/usr/bin\nnothing to see").unwrap();
-    assert_eq!(scan_path(&clean).unwrap(), vec![]);
+    let r = scan_path(&clean).unwrap();
+    assert_eq!(r.findings, vec![]);
+    assert_eq!((r.corpus_files, r.pages, r.other_files), (1, 8, 1));
+    // A directory with no snapshot: scanned, but no corpus was there.
+    let none = dir.path().join("none");
+    std::fs::create_dir_all(&none).unwrap();
+    std::fs::write(none.join("notes.txt"), "nothing").unwrap();
+    let r = scan_path(&none).unwrap();
+    assert_eq!((r.corpus_files, r.pages, r.other_files), (0, 0, 1));
 
     let dirty = dir.path().join("dirty");
     std::fs::create_dir_all(&dirty).unwrap();
@@ -277,7 +285,7 @@ fn scan_secrets_finds_planted_secrets_and_passes_clean_data() {
     let mut big = vec![b'x'; (1 << 20) - 5];
     big.extend_from_slice(b" DB_PASSWORD=hunter2 ");
     std::fs::write(dirty.join("env.txt"), &big).unwrap();
-    let found = scan_path(&dirty).unwrap();
+    let found = scan_path(&dirty).unwrap().findings;
     let summary: Vec<(PathBuf, Option<u64>, u64, SecretKind)> = found
         .iter()
         .map(|f| (f.path.clone(), f.page, f.offset, f.finding.kind))

@@ -31,8 +31,10 @@ pub struct TableArgs {
     /// Smoothing of zero and rare counts: add-one, uniform:MASS or prior:MASS.
     #[arg(long, default_value_t = Smoothing::DEFAULT)]
     smoothing: Smoothing,
-    /// Keep the longest literal + length + distance code (with extra bits)
-    /// within 56 bits, so QPL loads the table without changing it.
+    /// Tables QPL (and stock ISA-L) load unchanged: every one of the 286 + 30
+    /// symbols coded (implies --all-distances), complete codes, and the
+    /// longest literal/length + length + distance code (with extra bits)
+    /// within 56 bits. The report states what this costs.
     #[arg(long)]
     qpl_compatible: bool,
     /// Code all 30 distance symbols (by default 0..=23, all a 4 KiB window uses).

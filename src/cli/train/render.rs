@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use cannery_trainer::evaluate::{Ceiling, ModeResult};
+use cannery_trainer::evaluate::{Ceiling, ConstraintCost, ModeResult};
 use cannery_trainer::report::TrainReport;
 
 /// Modes in the order a reader compares them; others follow alphabetically.
@@ -75,6 +75,17 @@ fn pct(a: f64, b: f64) -> f64 {
     }
 }
 
+fn qpl_cost(out: &mut String, cost: Option<&ConstraintCost>) {
+    if let Some(c) = cost {
+        let _ = writeln!(
+            out,
+            "  --qpl-compatible costs {:+.2} % in bits at the fast parse (against the table trained \
+             from the same statistics without it)",
+            c.cost_percent
+        );
+    }
+}
+
 fn targets(out: &mut String, modes: &BTreeMap<String, ModeResult>, ceiling: &Ceiling) {
     if let (Some(c), Some(f)) = (modes.get("canned-fast"), modes.get("fixed")) {
         let _ = writeln!(
@@ -135,6 +146,7 @@ pub fn train_report(r: &TrainReport) -> String {
         }
         modes_table(&mut out, &w.modes, false);
         targets(&mut out, &w.modes, &w.ceiling);
+        qpl_cost(&mut out, w.qpl_constraint.as_ref());
         for s in &w.refinement {
             let _ = writeln!(
                 out,
@@ -154,6 +166,7 @@ pub fn train_report(r: &TrainReport) -> String {
     );
     modes_table(&mut out, &r.fleet.modes, false);
     targets(&mut out, &r.fleet.modes, &r.fleet.ceiling);
+    qpl_cost(&mut out, r.fleet.qpl_constraint.as_ref());
 
     let _ = writeln!(out);
     let _ = writeln!(

@@ -1,7 +1,9 @@
 //! The checks behind `cannery validate` and `cannery fuzz`: one page
 //! through a (compressor, decompressor) pair, token-level re-encoding of
-//! canned streams, each backend's rules for tables, and what the machine
-//! says about IAA and QAT devices.
+//! canned streams, and what the machine says about IAA and QAT devices.
+//! Which tables a backend accepts is not decided here: each backend states
+//! its rules in its [`Capabilities`](super::Capabilities), and the rules
+//! themselves live in [`crate::table::rules`].
 //!
 //! Nothing here prints or writes files; the CLI turns [`PairResult`]s into
 //! matrices and reproducers.
@@ -10,132 +12,16 @@ use serde::Serialize;
 
 use super::{Backend, BackendError};
 use crate::bitio::BitWriter;
-use crate::constants::{NUM_DIST, PAGE_SIZE};
+use crate::constants::PAGE_SIZE;
 use crate::decode::CannedDecoder;
 use crate::encode::{write_tokens, Outcome};
 use crate::mode::Mode;
 use crate::table::Table;
-use crate::token::{DIST_EXTRA, LENGTH_EXTRA};
-
-/// ISA-L's (and so QPL's) bit-buffer limit: see [`qpl_worst_case_bits`].
-pub const QPL_MAX_BITBUF_BITS: u32 = 56;
 
 /// The 10 bits of an empty final fixed block (BFINAL=1, BTYPE=01, fixed
 /// end-of-block 0000000), LSB-first: what QPL's software path writes after a
 /// canned stream's end-of-block code.
 pub const QPL_SW_TAIL: (u32, u32) = (0b00_0000_0011, 10);
-
-/// A rule a table must follow for some backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Rule {
-    /// Every literal/length symbol and distance symbols 0..=23 coded: any
-    /// page can be encoded (our encoder's requirement).
-    Encodable,
-    /// Header ‖ body is standard deflate: complete codes (zlib, libdeflate,
-    /// miniz_oxide and QAT read canned streams that way).
-    Standard,
-    /// IAA hardware's rules: all literal/length and distance 0..=23 coded,
-    /// complete codes.
-    Iaa,
-    /// QPL builds tables from histograms, so they code every one of the 316
-    /// symbols with complete codes: any other table cannot be loaded unchanged.
-    QplAllCoded,
-    /// QPL's 56-bit rule: longest literal/length code + longest length code
-    /// with extra bits + longest distance code with extra bits ≤ 56, else
-    /// QPL rebuilds the table with limits 13/12.
-    Qpl56Bit,
-}
-
-impl Rule {
-    /// Kebab-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Rule::Encodable => "encodable",
-            Rule::Standard => "standard",
-            Rule::Iaa => "iaa",
-            Rule::QplAllCoded => "qpl-all-coded",
-            Rule::Qpl56Bit => "qpl-56-bit",
-        }
-    }
-
-    /// The rules a backend's canned mode depends on.
-    pub fn for_backend(name: &str) -> &'static [Rule] {
-        match name {
-            "software" => &[Rule::Encodable],
-            "qpl" => &[Rule::Iaa, Rule::QplAllCoded, Rule::Qpl56Bit],
-            _ => &[Rule::Standard],
-        }
-    }
-
-    /// Checks `table`: `Ok` or why it breaks the rule.
-    pub fn check(self, table: &Table) -> Result<(), String> {
-        match self {
-            Rule::Encodable => match table.first_uncoded_symbol() {
-                None => Ok(()),
-                Some((a, s)) => Err(format!("{a} symbol {s} has no code")),
-            },
-            Rule::Standard => {
-                if table.is_standard() || table.is_fixed_code() {
-                    Ok(())
-                } else {
-                    Err("codes are incomplete, so header + body is not standard deflate".into())
-                }
-            }
-            Rule::Iaa => {
-                let v = table.iaa_violations();
-                match v.first() {
-                    None => Ok(()),
-                    Some(first) if v.len() == 1 => Err(first.to_string()),
-                    Some(first) => Err(format!("{first} (and {} more)", v.len() - 1)),
-                }
-            }
-            Rule::QplAllCoded => {
-                let l = table.lengths();
-                let ll = l.litlen.iter().filter(|&&x| x == 0).count();
-                let d = l.dist.iter().filter(|&&x| x == 0).count();
-                if ll + d == 0 && table.is_standard() {
-                    Ok(())
-                } else if ll + d == 0 {
-                    Err("codes are incomplete over the 286 + 30 symbols of a qpl table (the fixed code counts 286/287 and 30/31); qpl's optimal code for them has other lengths".into())
-                } else {
-                    Err(format!(
-                        "{ll} literal/length and {d} distance symbols have no code; qpl codes every symbol, so it would change the table"
-                    ))
-                }
-            }
-            Rule::Qpl56Bit => {
-                let bits = qpl_worst_case_bits(table);
-                if bits <= QPL_MAX_BITBUF_BITS {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "worst-case literal + length + distance is {bits} bits, above qpl's 56; qpl would rebuild the table with 13/12-bit limits"
-                    ))
-                }
-            }
-        }
-    }
-}
-
-/// The quantity QPL's ISA-L fork checks in `are_hufftables_useable`
-/// (sources/isal/igzip/huff_codes.c): the longest code of any of the 286
-/// literal/length symbols, plus the longest (code + extra bits) of length
-/// symbols 257..=284, plus the longest (code + extra bits) of the 30
-/// distance symbols (uncoded symbols count their extra bits alone, as there).
-pub fn qpl_worst_case_bits(table: &Table) -> u32 {
-    let l = table.lengths();
-    let lit = l.litlen.iter().copied().max().unwrap_or(0) as u32;
-    let len = (257..285)
-        .map(|s| l.litlen[s] as u32 + LENGTH_EXTRA[s - 257] as u32)
-        .max()
-        .unwrap_or(0);
-    let dist = (0..NUM_DIST)
-        .map(|s| l.dist[s] as u32 + DIST_EXTRA[s] as u32)
-        .max()
-        .unwrap_or(0);
-    lit + len + dist
-}
 
 /// What re-encoding a canned stream's tokens with our Huffman stage gave.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -392,32 +278,6 @@ mod tests {
     use super::*;
     use crate::encode::encode_canned_tokens;
     use crate::token::Token;
-
-    #[test]
-    fn the_56_bit_rule_matches_isal_arithmetic() {
-        // Kernel 2024: longest lit/len 15; symbol 284 (15 bits + 5 extra) = 20;
-        // distance: symbols 24..=29 are uncoded, so 29 counts 0 + 13 = 13,
-        // 23 counts its length + 10.
-        let t = Table::kernel_2024();
-        let l = t.lengths();
-        let d = (0..30)
-            .map(|s| l.dist[s] as u32 + DIST_EXTRA[s] as u32)
-            .max()
-            .unwrap();
-        assert_eq!(
-            qpl_worst_case_bits(&t),
-            15 + (l.litlen[284] as u32 + 5).max(20) + d
-        );
-        assert!(Rule::Qpl56Bit.check(&t).is_ok() == (qpl_worst_case_bits(&t) <= 56));
-        // The fixed code: 9 + (8 + 5) + (5 + 13) = 40.
-        assert_eq!(qpl_worst_case_bits(&Table::fixed()), 40);
-        assert!(Rule::Qpl56Bit.check(&Table::fixed()).is_ok());
-        // Kernel 2024 leaves distance 24..=29 uncoded: qpl would change it.
-        assert!(Rule::QplAllCoded.check(&t).is_err());
-        assert!(Rule::Iaa.check(&t).is_ok());
-        // The fixed code is complete only with 286/287 and 30/31.
-        assert!(Rule::QplAllCoded.check(&Table::fixed()).is_err());
-    }
 
     #[test]
     fn reencoding_recognises_both_framings_and_rejects_others() {

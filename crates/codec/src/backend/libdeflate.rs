@@ -14,6 +14,7 @@ use super::{
 use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
 use crate::mode::Mode;
+use crate::table::rules::Rule;
 use crate::table::Table;
 
 /// libdeflate as a backend.
@@ -44,6 +45,8 @@ impl Libdeflate {
                 decompress: ALL_MODES.to_vec(),
                 path: ExecPath::Software,
                 path_note: None,
+                canned_compress_rules: &[],
+                canned_decompress_rules: &[Rule::Standard],
             },
             c: Compressor::new(CompressionLvl::default()),
             d: Decompressor::new(),

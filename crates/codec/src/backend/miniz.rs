@@ -18,6 +18,7 @@ use super::{
 use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
 use crate::mode::Mode;
+use crate::table::rules::Rule;
 use crate::table::Table;
 
 /// Compression level used for fixed and dynamic streams.
@@ -44,6 +45,8 @@ impl Miniz {
                 decompress: ALL_MODES.to_vec(),
                 path: ExecPath::Software,
                 path_note: None,
+                canned_compress_rules: &[],
+                canned_decompress_rules: &[Rule::Standard],
             },
         }
     }

@@ -47,6 +47,7 @@ use crate::constants::PAGE_SIZE;
 use crate::decode::DecodeError;
 use crate::encode::{EncodeError, Outcome};
 use crate::mode::Mode;
+use crate::table::rules::Rule;
 use crate::table::{Alphabet, Table};
 
 /// Which engine ran a job.
@@ -83,6 +84,10 @@ pub struct Capabilities {
     /// Why it runs on that path (e.g. why hardware is not used), if worth saying.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path_note: Option<String>,
+    /// The table rules its canned compression needs ([`crate::table::rules`]).
+    pub canned_compress_rules: &'static [Rule],
+    /// The table rules its canned decompression needs.
+    pub canned_decompress_rules: &'static [Rule],
 }
 
 fn mode_names<S: serde::Serializer>(modes: &[Mode], s: S) -> Result<S::Ok, S::Error> {
@@ -100,6 +105,18 @@ impl Capabilities {
         self.decompress.contains(&mode)
     }
 
+    /// `Ok` if it can compress canned pages with `table`, else which rule
+    /// the table breaks and why (`"rule: reason"`).
+    pub fn canned_compress_check(&self, table: &Table) -> Result<(), String> {
+        first_broken(self.canned_compress_rules, table)
+    }
+
+    /// `Ok` if it can decompress canned streams of `table`, else which rule
+    /// the table breaks and why.
+    pub fn canned_decompress_check(&self, table: &Table) -> Result<(), String> {
+        first_broken(self.canned_decompress_rules, table)
+    }
+
     /// `Ok` if it compresses in `mode`, else the `Unsupported` error naming
     /// `backend`: the one compression-mode check every backend makes.
     pub fn check_compress(&self, backend: &'static str, mode: Mode) -> Result<(), BackendError> {
@@ -113,6 +130,13 @@ impl Capabilities {
             })
         }
     }
+}
+
+fn first_broken(rules: &[Rule], table: &Table) -> Result<(), String> {
+    rules
+        .iter()
+        .find_map(|r| r.check(table).err().map(|e| format!("{r}: {e}")))
+        .map_or(Ok(()), Err)
 }
 
 /// Compression or decompression.

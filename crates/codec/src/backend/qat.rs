@@ -18,6 +18,7 @@ use super::{
 use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
 use crate::mode::Mode;
+use crate::table::rules::Rule;
 use crate::table::Table;
 
 #[allow(
@@ -134,6 +135,8 @@ impl Qat {
                 decompress: ALL_MODES.to_vec(),
                 path,
                 path_note: note,
+                canned_compress_rules: &[],
+                canned_decompress_rules: &[Rule::Standard],
             },
             sess,
             last: path,

@@ -18,12 +18,12 @@
 //! [`BackendError::Qpl`] with QPL's own name and description. This is the
 //! only module (with `qat`) allowed to use `unsafe`.
 
-use super::check::{qpl_worst_case_bits, QPL_MAX_BITBUF_BITS};
 use super::{check_page, Backend, BackendError, Capabilities, ExecPath, ALL_MODES};
 use crate::constants::{NUM_DIST, NUM_LITLEN, PAGE_SIZE};
 use crate::decode::read_block_header;
 use crate::encode::Outcome;
 use crate::mode::Mode;
+use crate::table::rules::Rule;
 use crate::table::{Alphabet, CodeLengths, Table};
 
 #[allow(
@@ -197,6 +197,8 @@ impl Qpl {
                 decompress: ALL_MODES.to_vec(),
                 path,
                 path_note: note,
+                canned_compress_rules: &[Rule::QplLoadable],
+                canned_decompress_rules: &[Rule::QplLoadable],
             },
             job,
             canned: None,
@@ -308,19 +310,11 @@ fn compare_lengths(t: &Table, got: &CodeLengths) -> Result<(), BackendError> {
     let Some((alphabet, symbol, o, q)) = diff else {
         return Ok(());
     };
-    let hint = if ours.litlen.contains(&0) || ours.dist.contains(&0) {
-        " (qpl gives every symbol a code; ours leaves some uncoded)".to_string()
-    } else if !t.is_standard() {
-        " (ours is incomplete over the 286 + 30 symbols; qpl's histogram route makes complete codes)"
-            .to_string()
-    } else if qpl_worst_case_bits(t) > QPL_MAX_BITBUF_BITS {
-        format!(
-            " (qpl's 56-bit rule: worst case {} bits, so qpl rebuilt it with 13/12-bit limits)",
-            qpl_worst_case_bits(t)
-        )
-    } else {
-        String::new()
-    };
+    let hint = Rule::QplLoadable
+        .check(t)
+        .err()
+        .map(|e| format!(" ({e})"))
+        .unwrap_or_default();
     Err(BackendError::QplTableChanged {
         alphabet,
         symbol,

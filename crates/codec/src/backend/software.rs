@@ -11,6 +11,7 @@ use crate::decode::{inflate, CannedDecoder};
 use crate::encode::{Encoder, Outcome};
 use crate::lz77::Level;
 use crate::mode::{Format, Mode};
+use crate::table::rules::Rule;
 use crate::table::{CodeLengths, Table};
 
 /// Our encoder and decoders as a backend.
@@ -45,6 +46,8 @@ impl Software {
                 decompress: ALL_MODES.to_vec(),
                 path: ExecPath::Software,
                 path_note: None,
+                canned_compress_rules: &[Rule::Encodable],
+                canned_decompress_rules: &[Rule::Decodable],
             },
             fixed: None,
             dynamic: None,

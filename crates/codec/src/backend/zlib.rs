@@ -14,6 +14,7 @@ use super::{
 use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
 use crate::mode::Mode;
+use crate::table::rules::Rule;
 use crate::table::Table;
 
 /// zlib as a backend.
@@ -37,6 +38,8 @@ impl Zlib {
                 decompress: ALL_MODES.to_vec(),
                 path: ExecPath::Software,
                 path_note: None,
+                canned_compress_rules: &[],
+                canned_decompress_rules: &[Rule::Standard],
             },
         }
     }

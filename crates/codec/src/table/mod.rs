@@ -10,6 +10,7 @@
 
 pub mod builtin;
 pub mod header;
+pub mod rules;
 pub mod serial;
 
 use std::fmt;
