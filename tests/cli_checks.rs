@@ -222,3 +222,52 @@ fn fuzz_with_a_table_the_others_cannot_read_fails_unless_skips_are_allowed() {
     let o = cannery(&allowed);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// `train --qpl-compatible` on the shipped corpus (real pages, whose
+/// longest codes sit on length symbols 280..=284): every table it writes,
+/// per workload, fleet and clusters, is QPL-loadable under the exact rule,
+/// and `export qpl` / `export isal` take it without a warning.
+#[test]
+fn qpl_compatible_training_writes_only_tables_qpl_and_isal_load_unchanged() {
+    use cannery_codec::table::rules::{BitBudget, Rule};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tables");
+    let o = cannery(&[
+        "train",
+        "--corpus",
+        "fleet-snapshots",
+        "--out",
+        s(&out),
+        "--qpl-compatible",
+        "--tables",
+        "2",
+        "--no-peers",
+        "--eval-pages",
+        "40",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = json(&o);
+    let cost = &report["fleet"]["qpl_constraint"]["cost_percent"];
+    assert!(cost.as_f64().unwrap().abs() < 1.0, "{cost}");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let p = entry.unwrap().path();
+        if !s(&p).ends_with(".table.json") {
+            continue;
+        }
+        n += 1;
+        let t = Table::from_bytes(&std::fs::read(&p).unwrap()).unwrap();
+        assert_eq!(Rule::QplLoadable.check(&t), Ok(()), "{}", p.display());
+        assert_eq!(Rule::IsalStock.check(&t), Ok(()), "{}", p.display());
+        assert!(BitBudget::of(t.lengths()).total() <= 56);
+        let q = dir.path().join("t.qpl");
+        let e = cannery(&["export", "qpl", "--table", s(&p), "-o", s(&q)]);
+        assert!(e.status.success(), "{}: {}", p.display(), stderr(&e));
+        assert!(!stderr(&e).contains("warning"), "{}", stderr(&e));
+        let e = cannery(&["export", "isal", "--table", s(&p), "--name", "t"]);
+        assert!(e.status.success(), "{}: {}", p.display(), stderr(&e));
+    }
+    // Five workloads, the fleet table and two cluster tables.
+    assert_eq!(n, 8, "tables written");
+}

@@ -2,6 +2,7 @@
 //! C header (parsed and cross-checked by `cannery_export::import`), or write
 //! a built-in one.
 
+use cannery_codec::table::rules::{BitBudget, Rule};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
@@ -117,6 +118,12 @@ fn show(t: &Table, json: bool) -> anyhow::Result<()> {
             "iaa_compatible": violations.is_empty(),
             "iaa_violations": violations,
             "standard_deflate_header": t.is_standard(),
+            "bit_budget": BitBudget::of(l),
+            "rules": Rule::ALL.iter().map(|r| serde_json::json!({
+                "rule": r.name(),
+                "ok": r.check(t).is_ok(),
+                "detail": r.check(t).err(),
+            })).collect::<Vec<_>>(),
             "provenance": t.provenance,
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -155,6 +162,14 @@ fn show(t: &Table, json: bool) -> anyhow::Result<()> {
         }
         if violations.len() > 10 {
             println!("          ... and {} more", violations.len() - 10);
+        }
+    }
+    println!("budget    {} (QPL/ISA-L limit 56)", BitBudget::of(l));
+    println!("rules");
+    for r in Rule::ALL {
+        match r.check(t) {
+            Ok(()) => println!("  {:<13} ok", r.name()),
+            Err(e) => println!("  {:<13} BROKEN: {e}", r.name()),
         }
     }
     println!("lengths   literal/length: {}", profile(&l.litlen));

@@ -589,8 +589,9 @@ pub struct ConstraintCost {
     pub unconstrained_bits: u64,
     /// Bits under the QPL-loadable table.
     pub constrained_bits: u64,
-    /// `constrained_bits / unconstrained_bits - 1`, in percent (≥ 0 up to
-    /// rounding: the constraint can only cost).
+    /// `constrained_bits / unconstrained_bits - 1`, in percent. On the
+    /// training pages it is ≥ 0; on held-out pages it may be slightly
+    /// negative.
     pub cost_percent: f64,
 }
 

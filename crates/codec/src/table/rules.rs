@@ -235,8 +235,12 @@ fn uncoded(lengths: &[u8], alphabet: &str) -> Vec<String> {
     match missing.as_slice() {
         [] => Vec::new(),
         [s] => vec![format!("{alphabet} symbol {s} has no code")],
+        [first, .., last] if last - first + 1 == missing.len() => vec![format!(
+            "{} {alphabet} symbols have no code ({first}..={last})",
+            missing.len()
+        )],
         [first, .., last] => vec![format!(
-            "{} {alphabet} symbols have no code ({first}..={last} among them)",
+            "{} {alphabet} symbols have no code (the first {first}, the last {last})",
             missing.len()
         )],
     }
