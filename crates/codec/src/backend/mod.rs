@@ -115,6 +115,47 @@ impl Capabilities {
     }
 }
 
+/// Which canned-mode operations a backend allows with one table: `Ok`, or
+/// why not. Answered by [`Backend::canned_support`] from the backend's
+/// capabilities and the table alone (no job is run), so callers can skip or
+/// explain a (backend, table) pair before trying it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CannedSupport {
+    /// Canned compression with the table.
+    pub compress: Result<(), String>,
+    /// Canned decompression with the table.
+    pub decompress: Result<(), String>,
+}
+
+impl CannedSupport {
+    /// The answer for a backend that reads canned streams the way reference
+    /// inflaters do, as header ‖ body ([`canned_to_deflate`]): decompression
+    /// needs a table with a standard header (complete codes, or the fixed
+    /// code); compression needs every symbol a parse may use coded. Either
+    /// direction is refused if `caps` lacks canned mode.
+    pub fn header_route(name: &str, caps: &Capabilities, table: &Table) -> CannedSupport {
+        let compress = if !caps.can_compress(Mode::Canned) {
+            Err(format!("{name} cannot compress in canned mode"))
+        } else {
+            match table.first_uncoded_symbol() {
+                None => Ok(()),
+                Some((a, s)) => Err(format!("{a} symbol {s} has no code")),
+            }
+        };
+        let decompress = if !caps.can_decompress(Mode::Canned) {
+            Err(format!("{name} cannot decompress in canned mode"))
+        } else if table.is_standard() || table.is_fixed_code() {
+            Ok(())
+        } else {
+            Err("codes are incomplete, so header + body is not standard deflate".into())
+        };
+        CannedSupport {
+            compress,
+            decompress,
+        }
+    }
+}
+
 /// Compression or decompression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -268,6 +309,13 @@ pub trait Backend {
         data: &[u8],
         out: &mut [u8],
     ) -> Result<usize, BackendError>;
+
+    /// Which canned operations this backend allows with `table`, and why
+    /// not. The default is [`CannedSupport::header_route`] (what reference
+    /// inflaters need); backends with other limits (software, qpl) override it.
+    fn canned_support(&self, table: &Table) -> CannedSupport {
+        CannedSupport::header_route(self.name(), self.capabilities(), table)
+    }
 
     /// The path the last job ran on (the capabilities' path unless the
     /// backend can switch per job).
@@ -549,6 +597,42 @@ mod tests {
             canned_to_deflate(&inc, &body),
             Err(BackendError::TableNotStandard { .. })
         ));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "opens libdeflate, a C library Miri cannot run")]
+    fn canned_support_agrees_with_the_table_rules() {
+        use check::Rule;
+        let k = Table::kernel_2024();
+        let mut l = *k.lengths();
+        l.litlen[285] = 0;
+        let incomplete = Table::from_lengths(&l.litlen, &l.dist).unwrap();
+        let mut counts: Vec<u64> = (0..286).map(|s| 1 + s % 7).collect();
+        counts[7] = 0;
+        let uncoded_literal = Table::from_lengths(
+            &crate::huffman::limited_code_lengths(&counts, 15),
+            &k.lengths().dist,
+        )
+        .unwrap();
+        assert_eq!(uncoded_literal.lengths().litlen[7], 0);
+        assert!(uncoded_literal.is_standard());
+        for t in [k, Table::fixed(), incomplete, uncoded_literal] {
+            for name in ["software", "miniz_oxide", "zlib", "libdeflate"] {
+                let b = open(name).unwrap();
+                let s = b.canned_support(&t);
+                let rules = Rule::for_backend(name).iter().all(|r| r.check(&t).is_ok());
+                if b.capabilities().can_compress(Mode::Canned) {
+                    assert_eq!(s.compress.is_ok(), rules, "{name} compress {}", t.id());
+                } else {
+                    assert!(s.compress.unwrap_err().contains("cannot compress"));
+                }
+                if name == "software" {
+                    assert_eq!(s.decompress, Ok(()), "our decoder reads any table");
+                } else {
+                    assert_eq!(s.decompress.is_ok(), rules, "{name} decompress {}", t.id());
+                }
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! It keeps one encoder per mode and one canned decoder, rebuilt only when
 //! the table changes. It does not emulate QPL's or IAA's match finder.
 
-use super::{check_page, Backend, BackendError, Capabilities, ExecPath, ALL_MODES};
+use super::{check_page, Backend, BackendError, CannedSupport, Capabilities, ExecPath, ALL_MODES};
 use crate::decode::{inflate, CannedDecoder};
 use crate::encode::{Encoder, Outcome};
 use crate::lz77::Level;
@@ -81,6 +81,15 @@ impl Backend for Software {
 
     fn capabilities(&self) -> &Capabilities {
         &self.caps
+    }
+
+    /// Our encoder needs every symbol a parse may use coded; our canned
+    /// decoder reads any table.
+    fn canned_support(&self, table: &Table) -> CannedSupport {
+        CannedSupport {
+            decompress: Ok(()),
+            ..CannedSupport::header_route(self.name(), &self.caps, table)
+        }
     }
 
     fn compress(
