@@ -16,7 +16,10 @@
 //! format (body, end-of-block, zero padding; QPL's software path adds an
 //! empty final fixed block before the padding). Engines that only speak
 //! standard deflate read a canned stream through [`canned_to_deflate`], which
-//! puts the table's implied header in front of it, bit-exactly.
+//! puts the table's implied header in front of it, bit-exactly. Which
+//! canned operations a backend allows with a given table (and why not) is
+//! [`Backend::canned_support`]: e.g. qpl compresses only with tables QPL
+//! loads unchanged but decompresses any table with a standard header.
 //!
 //! Pages are at most 4096 bytes; a compressed output of 4096 bytes or more is
 //! [`Outcome::Incompressible`] (zswap stores such pages raw). Decompression
