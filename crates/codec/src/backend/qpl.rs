@@ -5,23 +5,44 @@
 //! work queue is enabled and usable), else on QPL's software path, and
 //! reports which ([`Backend::last_path`], [`Capabilities::path_note`]).
 //! Fixed mode = no table, no dynamic flag (BTYPE=01); dynamic mode =
-//! `QPL_FLAG_DYNAMIC_HUFFMAN`; canned mode = `QPL_FLAG_CANNED_MODE` with a
-//! QPL table built from our code lengths through the histogram route
-//! (count 2^(15 − length) per symbol, canned-format.md §7). The lengths QPL
-//! ends up with are read back from the header of a static-mode compression
-//! and must equal ours, or loading the table fails
-//! ([`BackendError::QplTableChanged`]) — QPL codes every symbol and applies
-//! its 56-bit rule, so some valid tables cannot be loaded unchanged.
+//! `QPL_FLAG_DYNAMIC_HUFFMAN`.
+//!
+//! Canned mode has two routes, because QPL can only build a table from a
+//! histogram:
+//! - compression: `QPL_FLAG_CANNED_MODE` with a QPL table built from our
+//!   code lengths through the histogram route (count 2^(15 − length) per
+//!   symbol, canned-format.md §7). The lengths QPL ends up with are read back
+//!   from the header of a static-mode compression and must equal ours, or
+//!   loading the table fails ([`BackendError::QplTableChanged`]) — QPL codes
+//!   every symbol and applies its 56-bit rule, so some valid tables (e.g.
+//!   kernel-2024) cannot be loaded unchanged.
+//! - decompression: the kernel driver's route — QPL's decoder is programmed
+//!   by the table's deflate header. QPL inflates, as ordinary deflate,
+//!   header (BFINAL=0) ‖ canned body up to its end-of-block code ‖ a final
+//!   fixed block of two sentinel bytes; the page is accepted only if QPL's
+//!   output ends with the sentinel, i.e. QPL decoded the body exactly to the
+//!   bit where the stream's framing (end-of-block, then zero padding or QPL's
+//!   empty fixed block) says it ends. This works for every table with a
+//!   standard header, loadable or not. QPL's own canned decoder is still
+//!   reachable through [`Qpl::decompress_with_qpl_table`].
+//!
+//! The capabilities state the table rules of each direction
+//! ([`Rule::QplLoadable`] to compress, [`Rule::Standard`] to decompress);
+//! [`qpl_loadable_default_table`] is a fixed-code-like table QPL loads
+//! unchanged, for tests that need one.
 //!
 //! Every job starts from a freshly initialised job structure, so outputs do
 //! not depend on earlier pages. All QPL statuses map to
 //! [`BackendError::Qpl`] with QPL's own name and description. This is the
-//! only module (with `qat`) allowed to use `unsafe`.
+//! only module (with `qat`) allowed to use `unsafe`. It does not check
+//! integrity beyond deflate's structure (canned streams carry no checksum).
 
 use super::{check_page, Backend, BackendError, Capabilities, ExecPath, ALL_MODES};
-use crate::constants::{NUM_DIST, NUM_LITLEN, PAGE_SIZE};
+use crate::bitio::BitWriter;
+use crate::constants::{END_OF_BLOCK, NUM_DIST, NUM_LITLEN, PAGE_SIZE};
 use crate::decode::read_block_header;
 use crate::encode::Outcome;
+use crate::huffman::reverse_bits;
 use crate::mode::Mode;
 use crate::table::rules::Rule;
 use crate::table::{Alphabet, CodeLengths, Table};
@@ -198,7 +219,7 @@ impl Qpl {
                 path,
                 path_note: note,
                 canned_compress_rules: &[Rule::QplLoadable],
-                canned_decompress_rules: &[Rule::QplLoadable],
+                canned_decompress_rules: &[Rule::Standard],
             },
             job,
             canned: None,
@@ -324,6 +345,210 @@ fn compare_lengths(t: &Table, got: &CodeLengths) -> Result<(), BackendError> {
     })
 }
 
+/// A table QPL loads unchanged, for canned compression when no table is
+/// given: the RFC 1951 fixed code made complete over the 286 + 30 symbols a
+/// QPL table has — literal 0 and length symbol 285 (length 258) get 7-bit
+/// codes instead of 8, distance symbols 0 and 1 get 4-bit codes instead of
+/// 5 (zero bytes, long runs and short distances, common in memory pages, get
+/// the room the fixed code keeps for symbols 286/287 and 30/31). With
+/// literal 0 first among the 7-bit codes, end-of-block's code is 0000001, not
+/// all zeros, so the end of a stream is unambiguous. Worst case
+/// 9 + 13 + 18 = 40 bits, within QPL's 56. Deterministic; not trained on
+/// anything.
+pub fn qpl_loadable_default_table() -> Table {
+    let mut l = *Table::fixed().lengths();
+    l.litlen[0] = 7;
+    l.litlen[285] = 7;
+    l.dist[0] = 4;
+    l.dist[1] = 4;
+    Table::from_lengths(&l.litlen, &l.dist).expect("complete code over 286 + 30 symbols")
+}
+
+/// The two bytes of the final fixed block put after a canned body's
+/// end-of-block code; their fixed codes are 8 bits (literals 0..=143).
+const SENTINEL: [u8; 2] = [0x5a, 0x0f];
+
+/// Where the last end-of-block code of canned stream `body` may end, in
+/// bits from the start of `body`, going by canned framing only: the code,
+/// then 0..=7 zero bits (IAA hardware, our encoder), or the code, QPL's
+/// 10-bit empty final fixed block and 0..=7 zero bits (QPL's software path).
+/// The bits after the code's last 1 bit are zero padding, so one candidate
+/// per framing usually remains; an end-of-block code of all zero bits (e.g.
+/// the fixed code's) leaves up to eight. Empty if no framing fits.
+fn eob_end_candidates(table: &Table, body: &[u8]) -> Vec<usize> {
+    let total = body.len() * 8;
+    let eob_len = table.lengths().litlen[END_OF_BLOCK as usize] as usize;
+    if eob_len == 0 {
+        return Vec::new();
+    }
+    // Trailing zero bits of the stream (bits are sent LSB-first).
+    let zeros = match body.iter().rposition(|&b| b != 0) {
+        Some(i) => (body.len() - 1 - i) * 8 + body[i].leading_zeros() as usize,
+        None => total,
+    };
+    let bit = |i: usize| (body[i / 8] >> (i % 8)) & 1;
+    let mut ends = Vec::new();
+    // End-of-block code then padding: the code's value is sent MSB-first, so
+    // its last bits are its trailing zeros.
+    let code = table.litlen_codes()[END_OF_BLOCK as usize];
+    if code != 0 {
+        let t = code.trailing_zeros() as usize;
+        if zeros >= t && zeros - t <= 7 && total - (zeros - t) >= eob_len {
+            ends.push(total - (zeros - t));
+        }
+    } else {
+        for pad in 0..=7 {
+            if pad + eob_len <= zeros {
+                ends.push(total - pad);
+            }
+        }
+    }
+    // QPL's tail: bits 1, 1, then eight zeros, then 0..=7 zero bits.
+    if (8..=15).contains(&zeros) && total >= zeros + 2 + eob_len && bit(total - zeros - 2) == 1 {
+        ends.push(total - zeros - 2);
+    }
+    ends
+}
+
+/// The raw deflate stream QPL decodes for a canned body whose end-of-block
+/// code ends at bit `end`: the table's header with BFINAL cleared, the body's
+/// first `end` bits, then a final fixed block holding [`SENTINEL`].
+fn sentinel_stream(table: &Table, body: &[u8], end: usize) -> Vec<u8> {
+    let h = table.header();
+    let mut out = Vec::with_capacity(h.bytes.len() + body.len() + 4);
+    let mut w = BitWriter::new(&mut out);
+    if table.is_fixed_code() {
+        // BFINAL=0, BTYPE=01.
+        w.put(0b010, 3);
+    } else {
+        let mut head = h.bytes.clone();
+        head[0] &= !1;
+        w.put_bytes_bits(&head, h.bits);
+    }
+    w.put_bytes_bits(body, end);
+    w.put(0b011, 3);
+    for b in SENTINEL {
+        w.put(reverse_bits(0x30 + b as u16, 8) as u32, 8);
+    }
+    // Fixed end-of-block: seven zero bits.
+    w.put(0, 7);
+    w.finish();
+    out
+}
+
+impl Qpl {
+    /// Loads `table` into QPL through the histogram route (as canned
+    /// compression does) and checks that QPL kept its code lengths.
+    pub fn load_unchanged(&mut self, table: &Table) -> Result<(), BackendError> {
+        self.table(Some(table)).map(|_| ())
+    }
+
+    /// Inflates one raw deflate stream (FIRST | LAST, stop at the final
+    /// block's end-of-block code) into `out`; returns the bytes produced.
+    /// QPL's software path reports success on streams that end early, and
+    /// counts every input byte as read, so callers check the end themselves.
+    fn inflate_raw(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, BackendError> {
+        let mut input = data.to_vec();
+        let limit = out.len();
+        let job = self.job.reset()?;
+        job.op = ffi::qpl_op_decompress;
+        job.flags = ffi::QPL_FLAG_FIRST | ffi::QPL_FLAG_LAST;
+        job.decomp_end_processing = ffi::qpl_stop_and_check_for_bfinal_eob as u8;
+        job.next_in_ptr = input.as_mut_ptr();
+        job.available_in = input.len() as u32;
+        job.next_out_ptr = out.as_mut_ptr();
+        job.available_out = limit as u32;
+        self.job.execute()?;
+        // SAFETY: the job is initialised and no longer borrowed mutably.
+        Ok(unsafe { (*self.job.ptr()).total_out } as usize)
+    }
+
+    /// Canned decompression through the table's deflate header (see the
+    /// module doc): tries each framing [`eob_end_candidates`] allows and
+    /// returns the first whose QPL output ends with the sentinel.
+    fn decompress_by_header(
+        &mut self,
+        table: &Table,
+        data: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, BackendError> {
+        if !table.is_standard() && !table.is_fixed_code() {
+            return Err(BackendError::TableNotStandard {
+                table_id: table.id(),
+            });
+        }
+        let ends = eob_end_candidates(table, data);
+        let limit = out.len();
+        let mut scratch = vec![0u8; limit + SENTINEL.len()];
+        let mut first_err = None;
+        for &end in &ends {
+            let stream = sentinel_stream(table, data, end);
+            let err = match self.inflate_raw(&stream, &mut scratch) {
+                Ok(n) if n >= SENTINEL.len() && scratch[n - SENTINEL.len()..n] == SENTINEL => {
+                    let n = n - SENTINEL.len();
+                    out[..n].copy_from_slice(&scratch[..n]);
+                    return Ok(n);
+                }
+                Ok(n) => BackendError::Rejected {
+                    backend: "qpl",
+                    message: format!(
+                        "qpl did not decode the stream to its end-of-block code at bit {end} \
+                         ({n} bytes out, without the sentinel block that follows it)"
+                    ),
+                },
+                Err(BackendError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
+                    BackendError::OutputLimit {
+                        backend: "qpl",
+                        limit,
+                    }
+                }
+                Err(e) => e,
+            };
+            first_err.get_or_insert(err);
+        }
+        Err(first_err.unwrap_or_else(|| BackendError::Rejected {
+            backend: "qpl",
+            message: "the stream does not end in the table's end-of-block code and zero \
+                      padding (nor qpl's empty final fixed block)"
+                .into(),
+        }))
+    }
+
+    /// Canned decompression by QPL's own canned mode (`QPL_FLAG_CANNED_MODE`
+    /// with the table loaded through the histogram route): only for tables
+    /// QPL loads unchanged ([`Rule::QplLoadable`]).
+    pub fn decompress_with_qpl_table(
+        &mut self,
+        table: &Table,
+        data: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, BackendError> {
+        let huff = self.table(Some(table))?;
+        let mut input = data.to_vec();
+        let limit = out.len();
+        let job = self.job.reset()?;
+        job.op = ffi::qpl_op_decompress;
+        job.flags = ffi::QPL_FLAG_FIRST | ffi::QPL_FLAG_LAST | ffi::QPL_FLAG_CANNED_MODE;
+        job.huffman_table = huff;
+        job.next_in_ptr = input.as_mut_ptr();
+        job.available_in = input.len() as u32;
+        job.next_out_ptr = out.as_mut_ptr();
+        job.available_out = limit as u32;
+        match self.job.execute() {
+            Ok(()) => {}
+            Err(BackendError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
+                return Err(BackendError::OutputLimit {
+                    backend: "qpl",
+                    limit,
+                })
+            }
+            Err(e) => return Err(e),
+        }
+        // SAFETY: the job is initialised and no longer borrowed mutably.
+        Ok(unsafe { (*self.job.ptr()).total_out } as usize)
+    }
+}
+
 impl Backend for Qpl {
     fn name(&self) -> &'static str {
         "qpl"
@@ -388,35 +613,20 @@ impl Backend for Qpl {
         data: &[u8],
         out: &mut [u8],
     ) -> Result<usize, BackendError> {
-        let huff = match mode {
-            Mode::Canned => self.table(table)?,
-            _ => std::ptr::null_mut(),
-        };
-        let mut input = data.to_vec();
-        let limit = out.len();
-        let job = self.job.reset()?;
-        job.op = ffi::qpl_op_decompress;
-        job.flags = ffi::QPL_FLAG_FIRST | ffi::QPL_FLAG_LAST;
         if mode == Mode::Canned {
-            job.flags |= ffi::QPL_FLAG_CANNED_MODE;
-            job.huffman_table = huff;
+            let t = table.ok_or(BackendError::TableRequired)?;
+            return self.decompress_by_header(t, data, out);
         }
-        job.next_in_ptr = input.as_mut_ptr();
-        job.available_in = input.len() as u32;
-        job.next_out_ptr = out.as_mut_ptr();
-        job.available_out = limit as u32;
-        match self.job.execute() {
-            Ok(()) => {}
+        let limit = out.len();
+        match self.inflate_raw(data, out) {
             Err(BackendError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
-                return Err(BackendError::OutputLimit {
+                Err(BackendError::OutputLimit {
                     backend: "qpl",
                     limit,
                 })
             }
-            Err(e) => return Err(e),
+            r => r,
         }
-        // SAFETY: the job is initialised and no longer borrowed mutably.
-        Ok(unsafe { (*self.job.ptr()).total_out } as usize)
     }
 }
 
@@ -431,6 +641,143 @@ mod tests {
         assert!(text.contains("output buffer"), "{text}");
         let e = check("qpl_execute_job", ffi::QPL_STS_BAD_DIST_ERR).unwrap_err();
         assert!(e.to_string().contains("QPL_STS_BAD_DIST_ERR"), "{e}");
+    }
+
+    use super::super::check::QPL_SW_TAIL;
+    use crate::encode::{encode_canned_tokens, write_tokens};
+    use crate::token::Token;
+
+    fn tokens() -> Vec<Token> {
+        let mut t: Vec<Token> = b"canned pages, "
+            .iter()
+            .map(|&b| Token::Literal(b))
+            .collect();
+        t.push(Token::Match {
+            length: 40,
+            distance: 14,
+        });
+        t.push(Token::Literal(0xff));
+        t
+    }
+
+    /// The stream with QPL's software-path framing: end-of-block, the 10-bit
+    /// empty final fixed block, zero padding.
+    fn tailed(toks: &[Token], table: &Table) -> Vec<u8> {
+        let mut v = Vec::new();
+        let mut w = BitWriter::new(&mut v);
+        write_tokens(&mut w, toks, table, usize::MAX);
+        w.put(QPL_SW_TAIL.0, QPL_SW_TAIL.1);
+        w.finish();
+        v
+    }
+
+    /// Bits up to and including the end-of-block code.
+    fn eob_end(toks: &[Token], table: &Table) -> usize {
+        let mut v = Vec::new();
+        let mut w = BitWriter::new(&mut v);
+        write_tokens(&mut w, toks, table, usize::MAX);
+        w.bit_len()
+    }
+
+    #[test]
+    fn the_end_of_block_is_found_from_the_framing() {
+        let k = Table::kernel_2024();
+        let d = qpl_loadable_default_table();
+        // Every padding length: drop tokens one by one.
+        let all = tokens();
+        for table in [&k, &d] {
+            for n in 0..all.len() {
+                let toks = &all[..n];
+                let end = eob_end(toks, table);
+                let plain = encode_canned_tokens(toks, table);
+                // The plain framing comes first; the bits may also happen
+                // to fit QPL's tail.
+                let c = eob_end_candidates(table, &plain);
+                assert!(c.len() <= 2 && c[0] == end, "{n}: {c:?}, want {end} first");
+                let c = eob_end_candidates(table, &tailed(toks, table));
+                assert!(c.contains(&end), "{n}: {c:?} lacks {end}");
+                // A set padding bit fits no framing of the plain stream.
+                let mut bad = plain.clone();
+                if end % 8 != 0 {
+                    *bad.last_mut().unwrap() |= 0x80;
+                    assert!(!eob_end_candidates(table, &bad).contains(&end));
+                }
+            }
+        }
+        // The fixed code's end-of-block is seven zero bits: several candidates.
+        let f = Table::fixed();
+        let plain = encode_canned_tokens(&all, &f);
+        let c = eob_end_candidates(&f, &plain);
+        assert!(c.contains(&eob_end(&all, &f)) && c.len() > 1, "{c:?}");
+    }
+
+    #[test]
+    fn the_sentinel_stream_is_the_page_then_the_sentinel() {
+        let t = Table::kernel_2024();
+        let toks = tokens();
+        let plain = encode_canned_tokens(&toks, &t);
+        let mut page = Vec::new();
+        for tok in &toks {
+            match *tok {
+                Token::Literal(b) => page.push(b),
+                Token::Match { length, distance } => {
+                    for _ in 0..length {
+                        page.push(page[page.len() - distance as usize]);
+                    }
+                }
+            }
+        }
+        for table in [&t, &Table::fixed()] {
+            let body = encode_canned_tokens(&toks, table);
+            let s = sentinel_stream(table, &body, eob_end(&toks, table));
+            let mut out = [0u8; 256];
+            let n = crate::decode::inflate(&s, &mut out).unwrap();
+            assert_eq!(&out[..n - 2], &page[..]);
+            assert_eq!(out[n - 2..n], SENTINEL);
+        }
+        // Cut one bit short, the stream is no longer the page + sentinel.
+        let s = sentinel_stream(&t, &plain, eob_end(&toks, &t) - 1);
+        let mut out = [0u8; 256];
+        let r = crate::decode::inflate(&s, &mut out);
+        assert!(r
+            .map(|n| out[..n] != [&page[..], &SENTINEL[..]].concat())
+            .unwrap_or(true));
+    }
+
+    #[test]
+    fn the_default_table_loads_unchanged_and_kernel_2024_only_decompresses() {
+        let d = qpl_loadable_default_table();
+        assert_eq!(Rule::QplLoadable.check(&d), Ok(()));
+        assert_eq!(crate::table::rules::BitBudget::of(d.lengths()).total(), 40);
+        assert_eq!(d.litlen_codes()[END_OF_BLOCK as usize], 1);
+        let mut q = Qpl::open().unwrap();
+        q.load_unchanged(&d).unwrap();
+        let caps = q.capabilities().clone();
+        assert_eq!(caps.canned_compress_check(&d), Ok(()));
+        assert_eq!(caps.canned_decompress_check(&d), Ok(()));
+        let k = Table::kernel_2024();
+        assert!(caps
+            .canned_compress_check(&k)
+            .unwrap_err()
+            .contains("distance symbols have no code"));
+        assert_eq!(caps.canned_decompress_check(&k), Ok(()));
+        assert!(matches!(
+            q.load_unchanged(&k),
+            Err(BackendError::QplTableChanged { .. })
+        ));
+        // The fixed code is all coded but incomplete over 286 + 30 symbols.
+        assert!(caps.canned_compress_check(&Table::fixed()).is_err());
+        assert!(caps.canned_decompress_check(&Table::fixed()).is_ok());
+        // Incomplete codes have no standard header.
+        let mut l = *k.lengths();
+        l.litlen[285] = 0;
+        let inc = Table::from_lengths(&l.litlen, &l.dist).unwrap();
+        assert!(caps.canned_decompress_check(&inc).is_err());
+        let mut out = [0u8; 16];
+        assert!(matches!(
+            q.decompress(Mode::Canned, Some(&inc), &[0], &mut out),
+            Err(BackendError::TableNotStandard { .. })
+        ));
     }
 
     #[test]
