@@ -277,3 +277,37 @@ fn the_default_table_is_what_qpl_loads() {
     let r = cannery_codec::backend::check::reencode_canned(&d, &s).unwrap();
     assert!(r.is_ok(), "{r:?}");
 }
+
+/// The 56-bit budget of `table::rules` against QPL itself: among complete,
+/// all-coded tables built with every pair of per-alphabet limits from
+/// geometric weights (longest codes on length and far distance symbols),
+/// QPL loads unchanged exactly those within the budget, and rebuilds the
+/// others (their lengths come back different). Covers totals 56 and 57.
+#[test]
+fn qpl_loads_exactly_the_tables_within_the_56_bit_budget() {
+    use cannery_codec::table::rules::{BitBudget, Rule};
+    let ll_w: Vec<u64> = (0..286u64).map(|i| 1 + (1u64 << (40 - i % 40))).collect();
+    let d_w: Vec<u64> = (0..30u64).map(|i| 1 + (1u64 << (40 - i))).collect();
+    let mut q = Qpl::open().unwrap();
+    let mut seen = std::collections::BTreeMap::new();
+    for a in 9..=15u8 {
+        for b in 5..=15u8 {
+            let t = Table::from_lengths(
+                &limited_code_lengths(&ll_w, a),
+                &limited_code_lengths(&d_w, b),
+            )
+            .unwrap();
+            let total = BitBudget::of(t.lengths()).total();
+            let predicted = Rule::QplLoadable.check(&t).is_ok();
+            assert_eq!(predicted, total <= 56, "all coded and complete: {total}");
+            let loaded = q.load_unchanged(&t);
+            assert_eq!(
+                loaded.is_ok(),
+                predicted,
+                "limits {a}/{b}, budget {total}: qpl says {loaded:?}"
+            );
+            *seen.entry(total).or_insert(0) += 1;
+        }
+    }
+    assert!(seen.contains_key(&56) && seen.contains_key(&57), "{seen:?}");
+}
