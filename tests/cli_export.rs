@@ -223,11 +223,22 @@ fn qpl_export_writes_counts_and_sidecar_and_warns_on_the_56_bit_rule() {
 
 #[test]
 fn isal_export_and_its_refusals() {
-    let o = cannery(&["export", "isal", "--table", "kernel-2024", "--name", "k24"]);
+    let o = cannery(&["export", "isal", "--table", "fixed", "--name", "fx"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.contains("struct isal_hufftables k24 = {"));
-    assert!(text.contains("#if IGZIP_HIST_SIZE != 4096"));
+    assert!(text.contains("struct isal_hufftables fx = {"));
+    assert!(text.contains("#include <isa-l/igzip_lib.h>"));
+    assert!(!text.contains("IGZIP_HIST_SIZE !="));
+    // kernel-2024 leaves distance symbols 24..=29 uncoded; the stock 32 KiB
+    // igzip can emit them, so it is refused, saying why.
+    let o = cannery(&["export", "isal", "--table", "kernel-2024", "--name", "k24"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    assert!(
+        stderr(&o).contains("distance symbols 24..=29 have no code"),
+        "{}",
+        stderr(&o)
+    );
     // The long-code table breaks igzip's 56-bit write: refused for ISA-L.
     let dir = tempfile::tempdir().unwrap();
     let tf = dir.path().join("long.table.json");

@@ -52,21 +52,15 @@ pub enum ExportError {
         /// Kraft sum scaled by 2^15.
         kraft: u64,
     },
-    /// igzip writes a literal, a length and a distance in one 56-bit write.
-    #[error(
-        "ISA-L cannot use table {id}: longest literal/length code ({lit}) + longest length code \
-         with extra bits ({len}) + longest distance code with extra bits ({dist}) = {} bits, above \
-         igzip's limit of 56", .lit + .len + .dist
-    )]
-    IsalBitBudget {
+    /// The stock ISA-L igzip (32 KiB history) could write a corrupt or
+    /// undecodable stream with the table; the reason comes from
+    /// [`crate::isal::isal_stock_violation`].
+    #[error("ISA-L (stock build, 32 KiB history) cannot use table {id}: {reason}")]
+    NotIsalStockSafe {
         /// Table id.
         id: String,
-        /// Longest literal/length code.
-        lit: u32,
-        /// Longest length code plus its extra bits.
-        len: u32,
-        /// Longest distance code plus its extra bits.
-        dist: u32,
+        /// Why, in words.
+        reason: String,
     },
     /// The implied header does not fit ISA-L's `deflate_hdr[328]`.
     #[error("the table's block header is {bytes} bytes, more than ISA-L's deflate_hdr[328] holds")]

@@ -11,8 +11,10 @@
 //!
 //! ISA-L and QPL then rebuild the code with limits 13 (literal/length) and 12
 //! (distance), i.e. a different table. The ranges are exactly ISA-L's (symbol
-//! 285 counts only in the first term). This module only measures; the
-//! exporters decide whether to warn or refuse.
+//! 285 counts only in the first term), and so is the treatment of uncoded
+//! symbols: ISA-L takes every symbol's length plus extra bits, coded or not,
+//! so an uncoded symbol counts its extra bits alone. This module only
+//! measures; the exporters decide whether to warn or refuse.
 
 use cannery_codec::token::{DIST_EXTRA, LENGTH_EXTRA};
 use cannery_codec::Table;
@@ -25,10 +27,11 @@ pub const MAX_BITBUF_BIT_WRITE: u32 = 56;
 pub struct BitBudget {
     /// Longest code among literal/length symbols 0..=285.
     pub lit: u32,
-    /// Longest code plus extra bits among length symbols 257..=284.
+    /// Longest code plus extra bits among length symbols 257..=284 (an
+    /// uncoded symbol counts its extra bits).
     pub len: u32,
-    /// Longest code plus extra bits among distance symbols 0..=29 (uncoded
-    /// symbols count 0).
+    /// Longest code plus extra bits among distance symbols 0..=29 (an
+    /// uncoded symbol counts its extra bits).
     pub dist: u32,
 }
 
@@ -38,12 +41,10 @@ impl BitBudget {
         let l = table.lengths();
         let lit = l.litlen.iter().map(|&x| x as u32).max().unwrap_or(0);
         let len = (257..=284)
-            .filter(|&s| l.litlen[s] > 0)
             .map(|s| l.litlen[s] as u32 + LENGTH_EXTRA[s - 257] as u32)
             .max()
             .unwrap_or(0);
         let dist = (0..30)
-            .filter(|&s| l.dist[s] > 0)
             .map(|s| l.dist[s] as u32 + DIST_EXTRA[s] as u32)
             .max()
             .unwrap_or(0);
@@ -119,5 +120,16 @@ mod tests {
             }
         );
         assert!(b.exceeds_limit());
+    }
+
+    #[test]
+    fn uncoded_symbols_count_their_extra_bits_as_isal_does() {
+        // Only distance symbols 0 and 1 coded (1 bit each): ISA-L's loop still
+        // takes symbol 29's 13 extra bits (length 0 + 13).
+        let mut d = [0u8; 30];
+        d[0] = 1;
+        d[1] = 1;
+        let t = Table::from_lengths(&Table::fixed().lengths().litlen, &d).unwrap();
+        assert_eq!(BitBudget::of(&t).dist, 13);
     }
 }
