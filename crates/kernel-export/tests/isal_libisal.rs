@@ -239,6 +239,12 @@ fn isal_compresses_real_pages_with_exported_tables() {
     tables.push(("fixed".into(), Table::fixed()));
     for (name, t) in &tables {
         let l = t.lengths();
+        println!(
+            "table {name:>14}: longest codes {} (literal/length) / {} (distance), 56-bit sum {}",
+            l.litlen.iter().max().unwrap(),
+            l.dist.iter().max().unwrap(),
+            cannery_export::limits::BitBudget::of(t).total()
+        );
         assert!(
             l.litlen.iter().chain(l.dist.iter()).all(|&x| x > 0),
             "{name}: every symbol coded"
