@@ -28,8 +28,9 @@ pub enum ExportCommand {
     /// Counts for QPL's histogram route (316 little-endian u32) plus a
     /// FILE.json sidecar with provenance.
     Qpl(QplArgs),
-    /// ISA-L `struct isal_hufftables` initializer (C source) for igzip built
-    /// with IGZIP_HIST_SIZE=4096.
+    /// ISA-L `struct isal_hufftables` initializer (C source) for the stock
+    /// library (link -lisal, no -D options); the table must code all 286 + 30
+    /// symbols and keep igzip's 56-bit rule.
     Isal(IsalArgs),
 }
 

@@ -1,28 +1,38 @@
 //! An ISA-L `struct isal_hufftables` initializer (C source) for a table,
-//! for an igzip built with `IGZIP_HIST_SIZE=4096` and without
-//! `LONGER_HUFFTABLE` (canned-format.md §4.2).
+//! for ISA-L as distributions build and install it: the stock layout
+//! (`LONGER_HUFFTABLE` off), any history size (the default 32 KiB), headers
+//! at `<isa-l/igzip_lib.h>` or `<igzip_lib.h>` (canned-format.md §4.2).
 //!
-//! Field encodings, from ISA-L `include/igzip_lib.h` and `igzip/huff_codes.c`
-//! (read, not copied; this is an independent generator):
+//! Use: `isal_deflate_set_hufftables(stream, &NAME, IGZIP_HUFFTABLE_CUSTOM)`
+//! on a level-0 stream (the default level; levels 1-3 build their own code
+//! per block and ignore these tables), compile the file with the program and
+//! link `-lisal`. No `-D` option is needed; the file refuses to compile
+//! (`#error`/`_Static_assert`) against a header whose layout differs.
+//!
+//! Field encodings, from ISA-L `include/igzip_lib.h`, `igzip/huffman.h` and
+//! `igzip/huff_codes.c` (read, not copied; this is an independent generator):
 //! - `deflate_hdr[328]`: the block header (BFINAL=1), zero-filled;
-//!   `deflate_hdr_count` whole bytes plus `deflate_hdr_extra_bits` bits. A
+//!   `deflate_hdr_count` whole bytes plus `deflate_hdr_extra_bits` bits. igzip
+//!   writes the partial byte with an OR, so its unused high bits are zero. A
 //!   dynamic table uses the table's implied header; the fixed code uses the
 //!   3-bit static header `0x03` (count 0, 3 extra bits).
 //! - `dist_table[IGZIP_DIST_TABLE_SIZE = 2]`: distances 1 and 2;
-//!   `len_table[256]`: match lengths 3..=258 (index length − 3). Each u32 is
-//!   `(extra value << (code length + 5)) | (reversed code << 5) | (code length
-//!   + extra bit count)`.
+//!   `len_table[256]`: match lengths 3..=258 (index length − 3; 258 is symbol
+//!   285). Each u32 is `(extra value << (code length + 5)) | (reversed code <<
+//!   5) | (code length + extra bit count)`.
 //! - `lit_table[257]` / `lit_table_sizes[257]`: reversed codes and lengths
-//!   of literals 0..=255 and end-of-block.
+//!   of literals 0..=255 and end-of-block (igzip writes EOB from entry 256).
 //! - `dcodes[30]` / `dcodes_sizes[30]` (`IGZIP_DECODE_OFFSET = 0`): reversed
-//!   distance codes and lengths.
+//!   distance codes and lengths, for distances 3..=32768.
 //!
-//! `IGZIP_HIST_SIZE` does not change any size without `LONGER_HUFFTABLE`; the
-//! guard exists because a 4 KiB table may leave distance symbols 24..=29
-//! uncoded, which a larger window would need. Refused: every table but the
-//! fixed code that breaks [`Rule::IsalStock`] (an uncoded symbol igzip may
-//! need, an incomplete code, or igzip's 56-bit budget), since igzip would
-//! write corrupt streams with it.
+//! Refused: every table but the fixed code that breaks
+//! [`Rule::IsalStock`]. igzip never checks a custom table; it writes an
+//! uncoded symbol as zero bits, and with its 32 KiB window it can emit every
+//! literal/length symbol and every distance symbol 0..=29, so all 286 + 30
+//! need codes (a 4 KiB IAA table with distance symbols 24..=29 uncoded is
+//! refused). Also refused: incomplete codes (inflaters reject the header)
+//! and tables over igzip's 56-bit budget. This module does not check the
+//! `hist_bits` a program may set on its stream.
 
 use cannery_codec::constants::NUM_DIST;
 use cannery_codec::token::{DIST_BASE, DIST_EXTRA, LENGTH_BASE, LENGTH_EXTRA};
@@ -77,20 +87,30 @@ fn packed(rev_code: u16, len: u8, extra_bits: u8, extra: u32) -> u32 {
         | (len + extra_bits) as u32
 }
 
+/// Why stock igzip could write a corrupt or undecodable stream with
+/// `table`, or `None`: [`Rule::IsalStock`], except that the fixed code is
+/// always fine (igzip sends it as a BTYPE=01 block with its implied
+/// symbols 286/287 and 30/31).
+pub fn isal_stock_violation(table: &Table) -> Option<String> {
+    if table.is_fixed_code() {
+        None
+    } else {
+        Rule::IsalStock.check(table).err()
+    }
+}
+
 impl IsalTables {
     /// The fields for `table`, or why igzip cannot use it.
     pub fn new(table: &Table) -> Result<IsalTables, ExportError> {
-        if !table.is_fixed_code() {
-            Rule::IsalStock
-                .check(table)
-                .map_err(|reason| ExportError::BreaksRule {
-                    id: table.id(),
-                    consumer: "ISA-L",
-                    rule: Rule::IsalStock,
-                    reason,
-                })?;
+        if let Some(reason) = isal_stock_violation(table) {
+            return Err(ExportError::BreaksRule {
+                id: table.id(),
+                consumer: "ISA-L (stock build, 32 KiB history)",
+                rule: Rule::IsalStock,
+                reason,
+            });
         }
-        let (deflate_hdr, bits) = if table.is_fixed_code() {
+        let (mut deflate_hdr, bits) = if table.is_fixed_code() {
             (vec![0x03], 3)
         } else {
             (table.header().bytes.clone(), table.header().bits)
@@ -100,6 +120,12 @@ impl IsalTables {
                 bytes: deflate_hdr.len(),
             });
         }
+        // igzip ORs the partial byte into its bit buffer: bits past the
+        // header must be zero.
+        if bits % 8 != 0 {
+            deflate_hdr[bits / 8] &= (1u8 << (bits % 8)) - 1;
+        }
+        deflate_hdr.truncate(bits.div_ceil(8));
         let l = table.lengths();
         let ll_rev = table.litlen_codes_reversed();
         let d_rev = table.dist_codes_reversed();
@@ -168,15 +194,47 @@ pub fn hufftables_c(table: &Table, name: &str, generator: &str) -> Result<String
         t.deflate_hdr_count, t.deflate_hdr_extra_bits
     ));
     lines.push(String::new());
-    lines.push("Build igzip with IGZIP_HIST_SIZE=4096 and without LONGER_HUFFTABLE, and".into());
+    lines.push("Use with ISA-L as distributions install it (-lisal; headers".into());
+    lines.push("<isa-l/igzip_lib.h> or <igzip_lib.h>), any IGZIP_HIST_SIZE (no -D".into());
+    lines.push("option needed: every literal/length and distance symbol has a code):".into());
     lines.push(format!(
-        "select the tables with isal_deflate_set_hufftables(stream, &{name},"
+        "  isal_deflate_set_hufftables(stream, &{name}, IGZIP_HUFFTABLE_CUSTOM);"
     ));
-    lines.push("IGZIP_HUFFTABLE_CUSTOM).".into());
+    lines.push("on a level-0 stream (the default; levels 1-3 build their own code),".into());
+    lines.push("then isal_deflate_stateless() or isal_deflate(). The guards below".into());
+    lines.push("stop the build if the header's struct layout is not the stock one.".into());
     let mut s = block(&lines);
-    s.push_str("\n#include <stdint.h>\n#include <igzip_lib.h>\n\n");
-    s.push_str("#if IGZIP_HIST_SIZE != 4096\n#error \"these tables are for igzip built with IGZIP_HIST_SIZE=4096\"\n#endif\n");
-    s.push_str("#ifdef LONGER_HUFFTABLE\n#error \"these tables are for igzip built without LONGER_HUFFTABLE\"\n#endif\n\n");
+    s.push_str(
+        "\n#include <stdint.h>\n\
+         #if defined(__has_include)\n\
+         #if __has_include(<isa-l/igzip_lib.h>)\n\
+         #include <isa-l/igzip_lib.h>\n\
+         #else\n\
+         #include <igzip_lib.h>\n\
+         #endif\n\
+         #else\n\
+         #include <igzip_lib.h>\n\
+         #endif\n\n",
+    );
+    s.push_str(
+        "#ifdef LONGER_HUFFTABLE\n\
+         #error \"these tables are for ISA-L's stock struct isal_hufftables (LONGER_HUFFTABLE off)\"\n\
+         #endif\n",
+    );
+    let field_size = |f: &str, n: usize, elem: &str| {
+        format!(
+            "_Static_assert(sizeof(((struct isal_hufftables *)0)->{f}) == {n} * sizeof({elem}),\n\
+             \t       \"struct isal_hufftables.{f} is not {elem}[{n}] (not the stock ISA-L layout)\");\n"
+        )
+    };
+    s.push_str(&field_size("deflate_hdr", MAX_HDR_SIZE, "uint8_t"));
+    s.push_str(&field_size("dist_table", DIST_TABLE_SIZE, "uint32_t"));
+    s.push_str(&field_size("len_table", LEN_TABLE_SIZE, "uint32_t"));
+    s.push_str(&field_size("lit_table", LIT_TABLE_SIZE, "uint16_t"));
+    s.push_str(&field_size("lit_table_sizes", LIT_TABLE_SIZE, "uint8_t"));
+    s.push_str(&field_size("dcodes", DCODES_SIZE, "uint16_t"));
+    s.push_str(&field_size("dcodes_sizes", DCODES_SIZE, "uint8_t"));
+    s.push('\n');
     s.push_str(&format!("extern struct isal_hufftables {name};\n\n"));
     s.push_str(&format!("struct isal_hufftables {name} = {{\n"));
     let field = |s: &mut String, f: &str, vals: Vec<u64>, digits: usize, per_row: usize| {
@@ -237,6 +295,8 @@ pub fn hufftables_c(table: &Table, name: &str, generator: &str) -> Result<String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cannery_codec::huffman::limited_code_lengths;
+    use cannery_codec::table::rules::BitBudget;
 
     /// Values of ISA-L's own `hufftables_static` (the RFC 1951 fixed code),
     /// from intel/isa-l `igzip/hufftables_c.c` @8b7e3b2 (the
@@ -275,9 +335,98 @@ mod tests {
         assert!(t.dcodes_sizes.iter().all(|&x| x == 5));
     }
 
+    /// kernel-2024's code with every symbol coded: package-merge over counts
+    /// 2^(15 - length), and 1 for the uncoded distance symbols 24..=29, with
+    /// ISA-L's fallback limits 13 (literal/length) and 12 (distance): with 15
+    /// the new 12-bit distance 29 code (13 extra bits) breaks the 56-bit rule.
+    fn kernel_2024_all_coded() -> Table {
+        let k = Table::kernel_2024();
+        let counts = |lens: &[u8]| -> Vec<u64> {
+            lens.iter()
+                .map(|&l| if l == 0 { 1 } else { 1u64 << (15 - l) })
+                .collect()
+        };
+        let l = k.lengths();
+        Table::from_lengths(
+            &limited_code_lengths(&counts(&l.litlen), 13),
+            &limited_code_lengths(&counts(&l.dist), 12),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn kernel_2024_is_refused_for_its_uncoded_distance_symbols() {
+        let reason = isal_stock_violation(&Table::kernel_2024()).unwrap();
+        assert!(
+            reason.starts_with("distance symbols 24..=29 have no code"),
+            "{reason}"
+        );
+        let err = IsalTables::new(&Table::kernel_2024()).unwrap_err();
+        assert!(matches!(
+            err,
+            ExportError::BreaksRule {
+                rule: Rule::IsalStock,
+                ..
+            }
+        ));
+        let msg = err.to_string();
+        assert!(msg.contains("stock build, 32 KiB history"), "{msg}");
+        assert!(msg.contains("distance symbols 24..=29"), "{msg}");
+        assert!(hufftables_c(&Table::kernel_2024(), "k", "test").is_err());
+        // Coded, complete and within the bit budget: accepted.
+        assert_eq!(isal_stock_violation(&kernel_2024_all_coded()), None);
+        assert_eq!(isal_stock_violation(&Table::fixed()), None);
+    }
+
+    #[test]
+    fn uncoded_literals_incomplete_codes_and_the_bit_budget_are_refused() {
+        let f = Table::fixed();
+        let mut ll = f.lengths().litlen;
+        ll[7] = 0;
+        ll[8] = 0;
+        ll[9] = 0;
+        ll[285] = 0;
+        let t = Table::from_lengths(&ll, &[5; 30]).unwrap();
+        let r = isal_stock_violation(&t).unwrap();
+        assert!(
+            r.starts_with("literal/length symbols 7..=9, 285 have no code"),
+            "{r}"
+        );
+
+        // Every symbol coded but the distance code incomplete (Kraft 30/32).
+        let t = Table::from_lengths(&kernel_2024_all_coded().lengths().litlen, &[5; 30]).unwrap();
+        let r = isal_stock_violation(&t).unwrap();
+        assert!(
+            r.contains("distance code is incomplete (Kraft sum 30720/32768)"),
+            "{r}"
+        );
+
+        // Complete, every symbol coded, but 15 + 20 + 28 bits.
+        let t = Table::from_lengths(
+            &Table::kernel_2024().lengths().litlen,
+            &limited_code_lengths(&(0..30).map(|i| 1u64 << (29 - i)).collect::<Vec<_>>(), 15),
+        )
+        .unwrap();
+        let b = BitBudget::of(t.lengths());
+        assert!(!b.fits(), "{b:?}");
+        let r = isal_stock_violation(&t).unwrap();
+        assert!(r.contains("above the limit of 56"), "{r}");
+    }
+
+    #[test]
+    fn header_bytes_end_with_zero_padding() {
+        let table = kernel_2024_all_coded();
+        let t = IsalTables::new(&table).unwrap();
+        let bits = table.header().bits;
+        assert_eq!(t.deflate_hdr.len(), bits.div_ceil(8));
+        if bits % 8 != 0 {
+            assert_eq!(t.deflate_hdr[bits / 8] >> (bits % 8), 0);
+        }
+    }
+
     #[test]
     fn len_table_covers_3_to_258_with_extra_bits() {
-        let table = Table::kernel_2024();
+        let table = kernel_2024_all_coded();
         let t = IsalTables::new(&table).unwrap();
         let l = table.lengths();
         let rev = table.litlen_codes_reversed();

@@ -12,8 +12,8 @@ other systems load, and reads kernel headers back.
   that codes, lengths and header agree.
 - [`qpl`]: the histogram route for Intel QPL: counts whose optimal code has
   exactly the table's lengths, plus a JSON sidecar with provenance.
-- [`isal`]: an ISA-L `struct isal_hufftables` initializer (4 KiB history,
-  `LONGER_HUFFTABLE` off).
+- [`isal`]: an ISA-L `struct isal_hufftables` initializer for the stock
+  library as distributions ship it (32 KiB history, `LONGER_HUFFTABLE` off).
 
 Every exporter is deterministic: the same table gives byte-identical output
 (no timestamps; the table's own `provenance.created` is printed if present).

@@ -164,7 +164,7 @@ mod tests {
             other => panic!("expected a refusal, got {other:?}"),
         };
         let k = Table::kernel_2024();
-        assert!(refusal(&k).contains("6 distance symbols have no code (24..=29"));
+        assert!(refusal(&k).starts_with("distance symbols 24..=29 have no code"));
         assert!(refusal(&Table::fixed()).contains("incomplete"));
         // Geometric weights: 15-bit codes on both alphabets, 15 + 20 + 28.
         let ll: Vec<u64> = (0..286u64).map(|i| 1 + (1u64 << (40 - i % 40))).collect();

@@ -214,8 +214,8 @@ impl Rule {
             ),
             Rule::IsalStock => every_symbol_within_budget(
                 table,
-                "stock ISA-L has a 32 KiB window and may emit any symbol: an uncoded one \
-                 makes a corrupt stream",
+                "stock ISA-L (32 KiB window) may emit every one of them and writes an uncoded \
+                 symbol as zero bits, a corrupt stream",
                 "igzip writes a match in one unchecked 56-bit write and would corrupt it",
             ),
         }
@@ -228,22 +228,37 @@ impl std::fmt::Display for Rule {
     }
 }
 
-/// "N <alphabet> symbols have no code (first S)" for the uncoded symbols of
+/// "<alphabet> symbols 3, 24..=29 have no code" for the uncoded symbols of
 /// `lengths`, or nothing.
 fn uncoded(lengths: &[u8], alphabet: &str) -> Vec<String> {
     let missing: Vec<usize> = (0..lengths.len()).filter(|&s| lengths[s] == 0).collect();
     match missing.as_slice() {
         [] => Vec::new(),
         [s] => vec![format!("{alphabet} symbol {s} has no code")],
-        [first, .., last] if last - first + 1 == missing.len() => vec![format!(
-            "{} {alphabet} symbols have no code ({first}..={last})",
-            missing.len()
-        )],
-        [first, .., last] => vec![format!(
-            "{} {alphabet} symbols have no code (the first {first}, the last {last})",
-            missing.len()
+        _ => vec![format!(
+            "{alphabet} symbols {} have no code",
+            symbol_ranges(&missing)
         )],
     }
+}
+
+/// `syms` (ascending) as `a..=b` runs joined by commas, e.g. `3, 24..=29`.
+pub fn symbol_ranges(syms: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < syms.len() {
+        let mut j = i;
+        while j + 1 < syms.len() && syms[j + 1] == syms[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            syms[i].to_string()
+        } else {
+            format!("{}..={}", syms[i], syms[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 /// The shared conditions of [`Rule::QplLoadable`] and [`Rule::IsalStock`].
@@ -253,21 +268,27 @@ fn every_symbol_within_budget(table: &Table, why_coded: &str, why_budget: &str) 
     v.extend(uncoded(&l.dist, "distance"));
     if !v.is_empty() {
         v.push(why_coded.into());
-    } else if table.is_fixed_code()
-        || kraft_sum(&l.litlen) != KRAFT_COMPLETE
-        || kraft_sum(&l.dist) != KRAFT_COMPLETE
-    {
+    } else if table.is_fixed_code() {
         v.push(
-            "codes are incomplete over the 286 + 30 symbols (the fixed code counts 286/287 \
-             and 30/31)"
+            "the fixed code is incomplete over 286 + 30 symbols (it counts 286/287 and 30/31)"
                 .into(),
         );
+    } else {
+        for (alphabet, lengths) in [("literal/length", &l.litlen[..]), ("distance", &l.dist[..])] {
+            let k = kraft_sum(lengths);
+            if k != KRAFT_COMPLETE {
+                v.push(format!(
+                    "the {alphabet} code is incomplete (Kraft sum {k}/32768), so inflaters \
+                     reject its header and no histogram gives it"
+                ));
+            }
+        }
     }
     let b = BitBudget::of(l);
     if !b.fits() {
         v.push(format!(
-            "the 56-bit budget is exceeded: {b} (longest literal/length + longest length with \
-             extra bits + longest distance with extra bits); {why_budget}"
+            "the 56-bit budget is exceeded: {b}, above the limit of 56 (longest literal/length + \
+             longest length with extra bits + longest distance with extra bits); {why_budget}"
         ));
     }
     v
@@ -389,10 +410,10 @@ mod tests {
         assert!(Rule::Standard.check(&t).is_ok());
         let e = Rule::QplLoadable.check(&t).unwrap_err();
         assert!(
-            e.contains("6 distance symbols have no code (24..=29"),
+            e.starts_with("distance symbols 24..=29 have no code"),
             "{e}"
         );
-        assert!(Rule::IsalStock.check(&t).unwrap_err().contains("32 KiB"));
+        assert!(Rule::IsalStock.check(&t).unwrap_err().contains("32 KiB window"));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests: the frozen "trained" golden
 //! table (and the recipe that made it), the system C compiler, golden-file
-//! comparison with `CANNERY_BLESS=1`, and the kernel-patch-style text of a
-//! table's arrays.
+//! comparison with `CANNERY_BLESS=1`, the kernel-patch-style text of a
+//! table's arrays, and the check that Debian's libisal-dev is installed.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -238,4 +238,29 @@ pub fn kernel_patch_style(ll: &[u32], d: &[u32], header: &[u8], bits: usize) -> 
         arr(ll),
         arr(d)
     )
+}
+
+/// Panics (failing the test, never skipping it) unless ISA-L's development
+/// files are installed: `<isa-l/igzip_lib.h>` must compile and `-lisal` link.
+pub fn require_libisal() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("probe.c"),
+        "#include <isa-l/igzip_lib.h>\nint main(void) { struct isal_zstream s; \
+         isal_deflate_stateless_init(&s); return 0; }\n",
+    )
+    .unwrap();
+    let out = Command::new("cc")
+        .arg("-o")
+        .arg(dir.path().join("probe"))
+        .arg(dir.path().join("probe.c"))
+        .arg("-lisal")
+        .output()
+        .expect("the system C compiler `cc` is needed for these tests");
+    assert!(
+        out.status.success(),
+        "ISA-L's headers and library are missing: install libisal-dev \
+         (`apt-get install libisal-dev`; scripts/test does it when run as root).\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

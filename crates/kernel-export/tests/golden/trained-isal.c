@@ -22,20 +22,43 @@
  * Distance code: 30 of 30 symbols coded, lengths 2..13.
  * Header: 103 whole bytes + 7 bits (BFINAL=1).
  *
- * Build igzip with IGZIP_HIST_SIZE=4096 and without LONGER_HUFFTABLE, and
- * select the tables with isal_deflate_set_hufftables(stream, &trained_hufftables,
- * IGZIP_HUFFTABLE_CUSTOM).
+ * Use with ISA-L as distributions install it (-lisal; headers
+ * <isa-l/igzip_lib.h> or <igzip_lib.h>), any IGZIP_HIST_SIZE (no -D
+ * option needed: every literal/length and distance symbol has a code):
+ *   isal_deflate_set_hufftables(stream, &trained_hufftables, IGZIP_HUFFTABLE_CUSTOM);
+ * on a level-0 stream (the default; levels 1-3 build their own code),
+ * then isal_deflate_stateless() or isal_deflate(). The guards below
+ * stop the build if the header's struct layout is not the stock one.
  */
 
 #include <stdint.h>
+#if defined(__has_include)
+#if __has_include(<isa-l/igzip_lib.h>)
+#include <isa-l/igzip_lib.h>
+#else
 #include <igzip_lib.h>
+#endif
+#else
+#include <igzip_lib.h>
+#endif
 
-#if IGZIP_HIST_SIZE != 4096
-#error "these tables are for igzip built with IGZIP_HIST_SIZE=4096"
-#endif
 #ifdef LONGER_HUFFTABLE
-#error "these tables are for igzip built without LONGER_HUFFTABLE"
+#error "these tables are for ISA-L's stock struct isal_hufftables (LONGER_HUFFTABLE off)"
 #endif
+_Static_assert(sizeof(((struct isal_hufftables *)0)->deflate_hdr) == 328 * sizeof(uint8_t),
+	       "struct isal_hufftables.deflate_hdr is not uint8_t[328] (not the stock ISA-L layout)");
+_Static_assert(sizeof(((struct isal_hufftables *)0)->dist_table) == 2 * sizeof(uint32_t),
+	       "struct isal_hufftables.dist_table is not uint32_t[2] (not the stock ISA-L layout)");
+_Static_assert(sizeof(((struct isal_hufftables *)0)->len_table) == 256 * sizeof(uint32_t),
+	       "struct isal_hufftables.len_table is not uint32_t[256] (not the stock ISA-L layout)");
+_Static_assert(sizeof(((struct isal_hufftables *)0)->lit_table) == 257 * sizeof(uint16_t),
+	       "struct isal_hufftables.lit_table is not uint16_t[257] (not the stock ISA-L layout)");
+_Static_assert(sizeof(((struct isal_hufftables *)0)->lit_table_sizes) == 257 * sizeof(uint8_t),
+	       "struct isal_hufftables.lit_table_sizes is not uint8_t[257] (not the stock ISA-L layout)");
+_Static_assert(sizeof(((struct isal_hufftables *)0)->dcodes) == 30 * sizeof(uint16_t),
+	       "struct isal_hufftables.dcodes is not uint16_t[30] (not the stock ISA-L layout)");
+_Static_assert(sizeof(((struct isal_hufftables *)0)->dcodes_sizes) == 30 * sizeof(uint8_t),
+	       "struct isal_hufftables.dcodes_sizes is not uint8_t[30] (not the stock ISA-L layout)");
 
 extern struct isal_hufftables trained_hufftables;
 
