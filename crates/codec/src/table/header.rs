@@ -312,7 +312,17 @@ impl Dp {
                     continue;
                 }
                 if cl[v as usize] != 0 {
-                    relax(&mut cost, &mut back, i, r, c, ClItem { symbol: v, extra: 0 });
+                    relax(
+                        &mut cost,
+                        &mut back,
+                        i,
+                        r,
+                        c,
+                        ClItem {
+                            symbol: v,
+                            extra: 0,
+                        },
+                    );
                 }
                 if cl[16] != 0 {
                     for run in 3..=prev_run[i].min(6) {
@@ -717,7 +727,10 @@ mod tests {
     fn aligned_tree_gives_complete_codes_for_every_symbol_used() {
         for l in sample_lengths() {
             let (hlit, hdist, g) = plan(&l, HeaderForm::Shortest);
-            assert_eq!(g.items.iter().map(|it| it.run()).sum::<usize>(), hlit + hdist);
+            assert_eq!(
+                g.items.iter().map(|it| it.run()).sum::<usize>(),
+                hlit + hdist
+            );
             let Some(e) = aligned_tree(&g.items) else {
                 continue;
             };
