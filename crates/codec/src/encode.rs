@@ -12,7 +12,7 @@ use crate::constants::{END_OF_BLOCK, MAX_CODE_LEN, NUM_DIST, NUM_LITLEN, PAGE_SI
 use crate::huffman::limited_code_lengths;
 use crate::lz77::{Costs, Level, MatchFinder};
 pub use crate::mode::{Format, Mode};
-use crate::table::{Alphabet, Table, TableError};
+use crate::table::{Alphabet, HeaderForm, Table, TableError};
 use crate::token::{dist_extra, dist_symbol, for_each_symbol, length_extra, length_symbol, Token};
 
 /// What became of a page.
@@ -115,9 +115,11 @@ pub fn dynamic_table(tokens: &[Token]) -> Result<Table, TableError> {
             spare += 1;
         }
     }
-    Table::from_lengths(
+    // The header goes out with every page, where byte alignment buys nothing.
+    Table::from_lengths_with_header(
         &limited_code_lengths(&ll, MAX_CODE_LEN),
         &limited_code_lengths(&d, MAX_CODE_LEN),
+        HeaderForm::Shortest,
     )
 }
 

@@ -5,7 +5,10 @@
 //! `(length << 15) | canonical code` (bits 18:15 length, 14:0 code, not
 //! bit-reversed, 0 = no code); the implied dynamic block header as
 //! `static const u8 NAME_header[]` with `NAME_HEADER_SIZE_IN_BITS` and
-//! `NAME_GEN_DECOMP_TABLE_FLAGS` (upper-case NAME); `_Static_assert` guards;
+//! `NAME_GEN_DECOMP_TABLE_FLAGS` (upper-case NAME) — the table's byte-aligned
+//! header (0 bits to ignore), or, where no encoding of its lengths is a whole
+//! number of bytes, the exact-bit one, which the comment then says;
+//! `_Static_assert` guards;
 //! and `iaa_aecs_init_NAME()` / `iaa_aecs_cleanup_NAME()` for one [`Api`].
 //!
 //! The RFC 1951 fixed code gets no header array: a fixed block's header is
@@ -246,6 +249,22 @@ pub fn kernel_header(table: &Table, opts: &KernelOptions) -> Result<String, Expo
             hdr.bytes.len()
         ));
         lines.push("distance lengths run-length coded separately (no repeat crosses them).".into());
+        if hdr.is_byte_aligned() {
+            lines.push(
+                "Byte-aligned (no bits to ignore): header bytes followed by a canned page's".into(),
+            );
+            lines.push("bytes are a raw deflate stream as they are.".into());
+        } else {
+            lines.push(
+                "NOT byte-aligned (no aligned encoding of these lengths was found, or the table"
+                    .into(),
+            );
+            lines.push(format!(
+                "asked for the exact-bit form): its last {} bit(s) are padding to ignore, and a",
+                hdr.pad_bits()
+            ));
+            lines.push("canned page must be shifted to follow the header's last bit.".into());
+        }
     }
     lines.push(String::new());
     lines.push(format!(
@@ -276,11 +295,19 @@ pub fn kernel_header(table: &Table, opts: &KernelOptions) -> Result<String, Expo
     s.push_str("};\n\n");
 
     if !fixed {
+        let pad = if hdr.is_byte_aligned() {
+            "no pad bits: gen_decomp_table_flags bits 8:6 are 0); prepended to a".to_string()
+        } else {
+            format!(
+                "{} pad bits ignored through gen_decomp_table_flags bits 8:6); prepended to a",
+                hdr.pad_bits()
+            )
+        };
         s.push_str(&block(&[
             "The implied dynamic block header. The 10-argument driver programs IAA's".into(),
-            "decompressor with it (one decompress descriptor, output suppressed, the".into(),
-            "pad bits ignored through gen_decomp_table_flags bits 8:6); prepended to".into(),
-            "a canned page it makes a standard raw deflate stream.".into(),
+            "decompressor with it (one decompress descriptor, output suppressed,".into(),
+            pad,
+            "canned page at bit granularity it makes a standard raw deflate stream.".into(),
         ]));
         s.push_str(&format!("#define {up}_HEADER_SIZE_IN_BITS {}\n", hdr.bits));
         s.push_str(&format!(
@@ -426,7 +453,7 @@ fn registration(opts: &KernelOptions, fixed: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cannery_codec::table::IaaRule;
+    use cannery_codec::table::{HeaderForm, IaaRule};
 
     #[test]
     fn names_are_checked() {
@@ -497,6 +524,26 @@ mod tests {
                 t.id()
             )
         );
+    }
+
+    #[test]
+    fn header_is_aligned_or_says_it_is_not() {
+        let aligned = Table::kernel_2024();
+        let h = kernel_header(&aligned, &KernelOptions::new("k")).unwrap();
+        assert!(h.contains("#define K_HEADER_SIZE_IN_BITS 616\n"));
+        assert!(h.contains("#define K_GEN_DECOMP_TABLE_FLAGS 0x0201 /* 0x1 | 1 << 9 | 0 << 6 */"));
+        assert!(h.contains("Byte-aligned (no bits to ignore)"));
+        assert!(!h.contains("NOT byte-aligned"));
+        // A table carrying the exact-bit header keeps it, with its pad bits,
+        // and the comment says so; it imports back to the same table.
+        let (ll, d) = cannery_codec::table::builtin::kernel_2024_lengths();
+        let exact = Table::from_lengths_with_header(&ll, &d, HeaderForm::Shortest).unwrap();
+        let h = kernel_header(&exact, &KernelOptions::new("k")).unwrap();
+        assert!(h.contains("#define K_HEADER_SIZE_IN_BITS 613\n"));
+        assert!(h.contains("#define K_GEN_DECOMP_TABLE_FLAGS 0x02c1 /* 0x1 | 1 << 9 | 3 << 6 */"));
+        assert!(h.contains("NOT byte-aligned"));
+        assert!(h.contains("its last 3 bit(s) are padding to ignore"));
+        assert_eq!(crate::table_from_kernel_header(&h).unwrap(), aligned);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 mod common;
 
 use cannery_codec::table::builtin::{KERNEL_2024_HEADER, KERNEL_2024_HEADER_BITS};
-use cannery_codec::table::Alphabet;
+use cannery_codec::table::header::write_header_shortest;
+use cannery_codec::table::{Alphabet, BlockHeader};
 use cannery_codec::Table;
 use cannery_export::c_header::{kernel_entries, kernel_header};
 use cannery_export::{table_from_kernel_header, Api, ImportError, KernelOptions};
@@ -47,6 +48,78 @@ fn our_headers_round_trip_in_every_form() {
             assert_eq!(back, table, "{label}/{api}");
             assert_eq!(back.name.as_deref(), Some("rt"));
         }
+    }
+}
+
+/// `text` (ours, NAME `rt`) with its header array, bit count and flags
+/// replaced by `h`.
+fn with_header(text: &str, h: &BlockHeader) -> String {
+    let start = text.find("static const u8 rt_header[").unwrap();
+    let end = start + text[start..].find("};\n").unwrap() + 3;
+    let bytes: Vec<String> = h.bytes.iter().map(|b| format!("0x{b:02x},")).collect();
+    let array = format!(
+        "static const u8 rt_header[{}] = {{\n{}\n}};\n",
+        h.bytes.len(),
+        bytes.join(" ")
+    );
+    let mut out = String::new();
+    for line in [&text[..start], &array, &text[end..]].concat().lines() {
+        if line.starts_with("#define RT_HEADER_SIZE_IN_BITS ") {
+            out += &format!("#define RT_HEADER_SIZE_IN_BITS {}", h.bits);
+        } else if line.starts_with("#define RT_GEN_DECOMP_TABLE_FLAGS ") {
+            out += &format!(
+                "#define RT_GEN_DECOMP_TABLE_FLAGS 0x{:04x}",
+                h.gen_decomp_table_flags()
+            );
+        } else {
+            out += line;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn aligned_and_exact_bit_headers_both_import() {
+    for (label, table) in tables() {
+        if table.is_fixed_code() {
+            continue; // no header array
+        }
+        let ours = kernel_header(&table, &KernelOptions::new("rt")).unwrap();
+        // The exported header is the aligned one: no bits to ignore.
+        assert!(table.header().is_byte_aligned(), "{label}");
+        assert!(ours.contains(&format!(
+            "#define RT_HEADER_SIZE_IN_BITS {}\n",
+            table.header().bytes.len() * 8
+        )));
+        assert!(
+            ours.contains("#define RT_GEN_DECOMP_TABLE_FLAGS 0x0201 /* 0x1 | 1 << 9 | 0 << 6 */")
+        );
+        assert!(ours.contains("Byte-aligned (no bits to ignore)"), "{label}");
+        assert_eq!(table_from_kernel_header(&ours).unwrap(), table, "{label}");
+        // The greedy exact-bit header, with its pad bits to ignore, in the
+        // same file imports to the same table.
+        let exact = write_header_shortest(table.lengths());
+        let text = with_header(&ours, &exact);
+        assert!(text.contains(&format!("#define RT_HEADER_SIZE_IN_BITS {}\n", exact.bits)));
+        let back = table_from_kernel_header(&text).unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert_eq!(back, table, "{label}");
+        if label == "kernel-2024" {
+            assert_eq!((exact.bits, exact.pad_bits()), (613, 3));
+            assert!(text.contains("#define RT_GEN_DECOMP_TABLE_FLAGS 0x02c1\n"));
+        }
+        // Declaring the aligned size for the exact-bit bytes is caught.
+        let wrong = text.replace(
+            &format!("#define RT_HEADER_SIZE_IN_BITS {}\n", exact.bits),
+            &format!("#define RT_HEADER_SIZE_IN_BITS {}\n", exact.bytes.len() * 8),
+        );
+        assert!(
+            matches!(
+                table_from_kernel_header(&wrong),
+                Err(ImportError::HeaderBits { .. })
+            ),
+            "{label}"
+        );
     }
 }
 
@@ -126,15 +199,18 @@ fn header_bit_count_size_and_flags_are_checked() {
     let t = Table::kernel_2024();
     let h = kernel_header(&t, &KernelOptions::new("c")).unwrap();
     let flags = format!("0x{:04x}", t.header().gen_decomp_table_flags());
+    // Our header is byte-aligned: 0 bits to ignore. Claiming 3 is an error.
+    assert_eq!(flags, "0x0201");
     let bad = h.replace(
         &format!("#define C_GEN_DECOMP_TABLE_FLAGS {flags}"),
-        "#define C_GEN_DECOMP_TABLE_FLAGS 0x0201",
+        "#define C_GEN_DECOMP_TABLE_FLAGS 0x02c1",
     );
     assert_ne!(bad, h);
     assert!(matches!(
         table_from_kernel_header(&bad),
         Err(ImportError::FlagsMismatch {
-            declared: 0x201,
+            declared: 0x2c1,
+            expected: 0x201,
             ..
         })
     ));

@@ -18,7 +18,7 @@ use std::fmt;
 use crate::constants::{END_OF_BLOCK, MAX_CODE_LEN, NUM_DIST, NUM_DIST_4K, NUM_LITLEN};
 use crate::huffman::{canonical_codes, kraft_sum, reverse_bits};
 
-pub use header::BlockHeader;
+pub use header::{BlockHeader, HeaderForm};
 pub use serial::{Provenance, SerialError};
 
 /// Kraft sum of a complete code, scaled as [`crate::huffman::kraft_sum`] scales it.
@@ -165,8 +165,19 @@ impl Eq for Table {}
 
 impl Table {
     /// Builds a table from 286 literal/length and 30 distance code lengths,
-    /// checking that a decoder can use it.
+    /// checking that a decoder can use it. Its header is byte-aligned where
+    /// possible ([`HeaderForm::Aligned`]).
     pub fn from_lengths(litlen: &[u8], dist: &[u8]) -> Result<Table, TableError> {
+        Table::from_lengths_with_header(litlen, dist, HeaderForm::Aligned)
+    }
+
+    /// [`Table::from_lengths`] with the header written in `form`
+    /// ([`HeaderForm::Shortest`] suits a header sent with every page).
+    pub fn from_lengths_with_header(
+        litlen: &[u8],
+        dist: &[u8],
+        form: HeaderForm,
+    ) -> Result<Table, TableError> {
         let litlen: [u8; NUM_LITLEN] = litlen.try_into().map_err(|_| TableError::WrongCount {
             alphabet: Alphabet::LitLen,
             expected: NUM_LITLEN,
@@ -227,7 +238,7 @@ impl Table {
         for s in 0..NUM_DIST {
             t.dist_rev[s] = reverse_bits(d_codes[s], dist[s]);
         }
-        t.header = header::write_header(&lengths);
+        t.header = header::write_header_as(&lengths, form);
         Ok(t)
     }
 
@@ -290,7 +301,10 @@ impl Table {
         &self.dist_rev
     }
 
-    /// The implied dynamic block header (BFINAL=1, BTYPE=2) for this table.
+    /// The implied dynamic block header (BFINAL=1, BTYPE=2) for this table:
+    /// a whole number of bytes unless no encoding of these lengths is (see
+    /// [`BlockHeader::is_byte_aligned`]), or unless the table was built with
+    /// [`HeaderForm::Shortest`].
     pub fn header(&self) -> &BlockHeader {
         &self.header
     }
