@@ -413,7 +413,10 @@ mod tests {
             e.starts_with("distance symbols 24..=29 have no code"),
             "{e}"
         );
-        assert!(Rule::IsalStock.check(&t).unwrap_err().contains("32 KiB window"));
+        assert!(Rule::IsalStock
+            .check(&t)
+            .unwrap_err()
+            .contains("32 KiB window"));
     }
 
     #[test]
