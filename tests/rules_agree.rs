@@ -14,28 +14,30 @@ use cannery_export::isal::hufftables_c;
 use cannery_export::qpl::QplExport;
 use cannery_trainer::code_lengths::{build_lengths, Constraints};
 
-/// `are_hufftables_useable` written out again with ISA-L's running
-/// extra-bit counters (length extra bits grow after symbols 264, 268, …;
-/// distance extra bits after 3, 5, …), not the token tables.
+/// Extra bits of length symbols 257..=284 and distance symbols 0..=29,
+/// as RFC 1951 §3.2.5 tabulates them.
+const LEN_EXTRA: [u32; 28] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5,
+];
+const DIST_EXTRA: [u32; 30] = [
+    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13,
+    13,
+];
+
+/// ISA-L's `are_hufftables_useable` sum, from the RFC's tables: longest
+/// literal/length code + longest length code with extra bits (257..=284) +
+/// longest distance code with extra bits (all 30, coded or not).
 fn isal_total(t: &Table) -> u32 {
     let l = t.lengths();
-    let lit = *l.litlen.iter().max().unwrap() as u32;
-    let (mut len, mut extra, mut gain) = (0, 0, 264);
-    for s in 257..285 {
-        len = u32::max(len, l.litlen[s] as u32 + extra);
-        if s == gain {
-            gain += 4;
-            extra += 1;
-        }
-    }
-    let (mut dist, mut extra, mut gain) = (0, 0, 3);
-    for s in 0..30 {
-        dist = u32::max(dist, l.dist[s] as u32 + extra);
-        if s == gain {
-            gain += 2;
-            extra += 1;
-        }
-    }
+    let lit = l.litlen.iter().map(|&x| x as u32).max().unwrap();
+    let len = (0..28)
+        .map(|i| l.litlen[257 + i] as u32 + LEN_EXTRA[i])
+        .max()
+        .unwrap();
+    let dist = (0..30)
+        .map(|i| l.dist[i] as u32 + DIST_EXTRA[i])
+        .max()
+        .unwrap();
     lit + len + dist
 }
 

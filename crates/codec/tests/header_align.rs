@@ -16,19 +16,6 @@ use cannery_codec::table::header::write_header_shortest;
 use cannery_codec::{Encoder, Format, Level, Mode, Table, Token};
 use proptest::prelude::*;
 
-/// Raw deflate through zlib: the whole stream is consumed and ends the block.
-fn zlib_inflate(stream: &[u8]) -> Vec<u8> {
-    let mut d = flate2::Decompress::new(false);
-    let mut out = vec![0u8; PAGE_SIZE + 1];
-    let status = d
-        .decompress(stream, &mut out, flate2::FlushDecompress::Finish)
-        .expect("zlib inflates it");
-    assert_eq!(status, flate2::Status::StreamEnd);
-    assert_eq!(d.total_in() as usize, stream.len(), "zlib read it all");
-    out.truncate(d.total_out() as usize);
-    out
-}
-
 /// The header is whole bytes, at most 16 bits and one byte longer than the
 /// greedy exact-bit one (over 6,000 proptest tables the worst seen was 15
 /// bits longer; it is often shorter, the greedy coding not being optimal),
@@ -62,7 +49,7 @@ fn check_concatenation(t: &Table, page: &[u8]) {
     let mut body = Vec::new();
     enc.compress(page, &mut body).unwrap();
     let stream = [&t.header().bytes[..], &body[..]].concat();
-    assert_eq!(zlib_inflate(&stream), page, "table {}", t.id());
+    assert_eq!(common::zlib_inflate(&stream), page, "table {}", t.id());
     assert_eq!(
         miniz_oxide::inflate::decompress_to_vec(&stream).unwrap(),
         page,
@@ -199,7 +186,7 @@ proptest! {
         let tokens: Vec<Token> = page.iter().map(|&b| Token::Literal(b)).collect();
         let body = encode_canned_tokens(&tokens, &t);
         let stream = [&t.header().bytes[..], &body[..]].concat();
-        prop_assert_eq!(zlib_inflate(&stream), page);
+        prop_assert_eq!(common::zlib_inflate(&stream), page);
     }
 
     #[test]

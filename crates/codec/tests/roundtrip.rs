@@ -8,22 +8,6 @@ use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 use proptest::prelude::*;
 
-fn inflate_with_zlib(stream: &[u8]) -> Vec<u8> {
-    let mut d = flate2::Decompress::new(false);
-    let mut out = vec![0u8; PAGE_SIZE + 1];
-    let status = d
-        .decompress(stream, &mut out, flate2::FlushDecompress::Finish)
-        .expect("zlib inflates it");
-    assert_eq!(status, flate2::Status::StreamEnd);
-    assert_eq!(
-        d.total_in() as usize,
-        stream.len(),
-        "zlib consumed the whole stream"
-    );
-    out.truncate(d.total_out() as usize);
-    out
-}
-
 /// Compresses `page`; if compressible, checks it decodes back with our
 /// decoder and (for standard deflate) with miniz_oxide and zlib.
 fn check(
@@ -53,7 +37,7 @@ fn check(
             "miniz {mode}/{format}/{level}"
         );
         assert_eq!(
-            inflate_with_zlib(&out),
+            common::zlib_inflate(&out),
             page,
             "zlib {mode}/{format}/{level}"
         );

@@ -328,33 +328,22 @@ impl Dp {
                         },
                     );
                 }
-                if cl[16] != 0 {
-                    for run in 3..=prev_run[i].min(6) {
+                // Repeat codes: (symbol, shortest run, longest run here).
+                let zeros = if v == 0 { same[i] } else { 0 };
+                for (symbol, min, max) in [
+                    (16u8, 3, prev_run[i].min(6)),
+                    (17, 3, zeros.min(10)),
+                    (18, 11, zeros.min(138)),
+                ] {
+                    if cl[symbol as usize] == 0 {
+                        continue;
+                    }
+                    for run in min..=max {
                         let item = ClItem {
-                            symbol: 16,
-                            extra: (run - 3) as u8,
+                            symbol,
+                            extra: (run - min) as u8,
                         };
                         relax(&mut cost, &mut back, i, r, c, item);
-                    }
-                }
-                if v == 0 {
-                    if cl[17] != 0 {
-                        for run in 3..=same[i].min(10) {
-                            let item = ClItem {
-                                symbol: 17,
-                                extra: (run - 3) as u8,
-                            };
-                            relax(&mut cost, &mut back, i, r, c, item);
-                        }
-                    }
-                    if cl[18] != 0 {
-                        for run in 11..=same[i].min(138) {
-                            let item = ClItem {
-                                symbol: 18,
-                                extra: (run - 11) as u8,
-                            };
-                            relax(&mut cost, &mut back, i, r, c, item);
-                        }
                     }
                 }
             }

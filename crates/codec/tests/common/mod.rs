@@ -124,3 +124,21 @@ pub fn vectors() -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
         })
         .collect()
 }
+
+/// Raw deflate through zlib (flate2): the stream must end its final block
+/// and be consumed whole.
+pub fn zlib_inflate(stream: &[u8]) -> Vec<u8> {
+    let mut d = flate2::Decompress::new(false);
+    let mut out = vec![0u8; cannery_codec::constants::PAGE_SIZE + 1];
+    let status = d
+        .decompress(stream, &mut out, flate2::FlushDecompress::Finish)
+        .expect("zlib inflates it");
+    assert_eq!(status, flate2::Status::StreamEnd);
+    assert_eq!(
+        d.total_in() as usize,
+        stream.len(),
+        "zlib consumed the whole stream"
+    );
+    out.truncate(d.total_out() as usize);
+    out
+}
