@@ -18,7 +18,9 @@ use cannery_codec::backend::Backend;
 use cannery_codec::table::rules;
 use cannery_codec::{Mode, Table};
 
-use super::validate::{load_table, open_backends, print_matrix, read_corpus, run_matrix, Counts};
+use cannery_codec::backend::check::{render_matrix, Counts, MatrixSpec};
+
+use super::validate::{load_table, read_corpus, run_cells};
 
 /// Arguments of `cannery fuzz`.
 #[derive(Args)]
@@ -96,8 +98,8 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
                 .map(|n| n.to_string()),
         ),
     }
-    let mut comps = open_backends(Some(&names))?;
-    let mut decomps = open_backends(Some(&names))?;
+    let mut comps = cannery_codec::backend::open_many(Some(&names))?;
+    let mut decomps = cannery_codec::backend::open_many(Some(&names))?;
     let table = pick_table(args.table.as_deref(), comps[0].as_ref())?;
     let mut rng = Rng::new(args.seed);
     let mut kinds: Vec<Kind> = Kind::GENERATED.to_vec();
@@ -113,18 +115,23 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
         pages.push(page(kind, &mut rng, base));
         sources.push(format!("seed{}-iter{i}-{}", args.seed, kind.name()));
     }
-    let cells = run_matrix(
-        &table,
-        &args.modes,
+    let spec = MatrixSpec {
+        table: &table,
+        modes: &args.modes,
+        only_involving: Some(&args.backend),
+    };
+    let cells = run_cells(
+        &spec,
         &mut comps,
         &mut decomps,
         &pages,
         &sources,
         Some(&args.repro_dir),
-        Some(&args.backend),
     )?;
     let counts = Counts::of(&cells, pages.len());
-    let verdict = counts.verdict(args.allow_skips, "fuzz");
+    let verdict = counts
+        .verdict(args.allow_skips)
+        .map_err(|e| anyhow::anyhow!("fuzz: {e}"));
     if args.json {
         let v = serde_json::json!({
             "backend": args.backend,
@@ -147,7 +154,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
             args.seed,
             table.id()
         );
-        print_matrix(&cells);
+        print!("{}", render_matrix(&cells));
         println!("\nfuzz: {}", counts.line());
     }
     verdict.map_err(|e| {

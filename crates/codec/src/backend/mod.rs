@@ -251,6 +251,14 @@ pub enum BackendError {
         /// Its C name.
         name: &'static str,
     },
+    /// No backend has this name.
+    #[error("no backend named {name:?} (known: {known})")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The names this build knows.
+        known: String,
+    },
     /// The backend could not be opened.
     #[error("{backend} is not available: {reason}")]
     Unavailable {
@@ -400,9 +408,9 @@ pub fn open(name: &str) -> Result<Box<dyn Backend>, BackendError> {
         "libdeflate" => Ok(Box::new(libdeflate::Libdeflate::new())),
         "qpl" => open_qpl(),
         "qat" => open_qat(),
-        _ => Err(BackendError::Unavailable {
-            backend: "unknown",
-            reason: format!("no backend named {name:?} (known: {})", NAMES.join(", ")),
+        _ => Err(BackendError::Unknown {
+            name: name.into(),
+            known: NAMES.join(", "),
         }),
     }
 }
@@ -435,6 +443,15 @@ fn open_qat() -> Result<Box<dyn Backend>, BackendError> {
                  qatlib installed, found through pkg-config or QATZIP_DIR)"
             .into(),
     })
+}
+
+/// Opens the named backends, or every available one if `names` is `None`;
+/// a named backend that cannot be opened is an error.
+pub fn open_many(names: Option<&[String]>) -> Result<Vec<Box<dyn Backend>>, BackendError> {
+    match names {
+        Some(list) => list.iter().map(|n| open(n)).collect(),
+        None => Ok(NAMES.iter().filter_map(|n| open(n).ok()).collect()),
+    }
 }
 
 /// Tries every known backend and says what is available and why not.
@@ -581,10 +598,12 @@ mod tests {
         for name in ["software", "miniz_oxide", "zlib", "libdeflate"] {
             assert_eq!(open(name).unwrap().name(), name);
         }
-        assert!(matches!(
-            open("nope"),
-            Err(BackendError::Unavailable { .. })
-        ));
+        let e = open("nope").err().expect("no such backend");
+        assert!(matches!(e, BackendError::Unknown { .. }));
+        assert!(
+            e.to_string().starts_with("no backend named \"nope\""),
+            "{e}"
+        );
         #[cfg(not(feature = "qpl"))]
         assert!(open("qpl")
             .err()
