@@ -3,6 +3,8 @@
 //! Each group of subcommands lives in its own module under `cli/`; the work
 //! itself is done by the library crates.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 
 use clap::{Parser, Subcommand};

@@ -82,7 +82,7 @@ fn reencoding_hardware_tokens_reproduces_hardware_bytes() {
             assert_eq!(expanded, input);
         }
     }
-    // canned-format.md §0: IAA chose (31, 35) + (3, 13) where zlib chose one (34, 35).
+    // docs/canned-format.md §0: IAA chose (31, 35) + (3, 13) where zlib chose one (34, 35).
     let (_, iaa, zlib) = &vectors()[0];
     let hw = dec.tokens(iaa, 4096).unwrap();
     let sw = dec.tokens(zlib, 4096).unwrap();

@@ -16,6 +16,8 @@
 //! The crate reads no files and prints nothing: callers hand it pages (any
 //! [`pages::PageSource`]) or histograms, and get tables and reports back.
 
+#![forbid(unsafe_code)]
+
 pub mod bench;
 pub mod cluster;
 pub mod code_lengths;

@@ -1,4 +1,4 @@
-//! The C header for the Linux `iaa_crypto` driver (canned-format.md §1–§2).
+//! The C header for the Linux `iaa_crypto` driver (docs/canned-format.md §1–§2).
 //!
 //! For a table and a NAME it writes, in this order: a provenance comment;
 //! `static const u32 NAME_ll_iaa[286]` and `NAME_d_iaa[30]` with entries
@@ -494,7 +494,7 @@ mod tests {
     #[test]
     fn entries_pack_length_and_unreversed_code() {
         let (ll, d) = kernel_entries(&Table::kernel_2024());
-        // canned-format.md §2.2: EOB is 10 bits 0x3fe, literal 0 is 5 bits 0x2,
+        // docs/canned-format.md §2.2: EOB is 10 bits 0x3fe, literal 0 is 5 bits 0x2,
         // symbol 257 is 4 bits 0x0; distance 24..29 uncoded.
         assert_eq!(ll[256], 10 << 15 | 0x3fe);
         assert_eq!(ll[0], 0x28002);

@@ -1,7 +1,7 @@
 //! An ISA-L `struct isal_hufftables` initializer (C source) for a table,
 //! for ISA-L as distributions build and install it: the stock layout
 //! (`LONGER_HUFFTABLE` off), any history size (the default 32 KiB), headers
-//! at `<isa-l/igzip_lib.h>` or `<igzip_lib.h>` (canned-format.md §4.2).
+//! at `<isa-l/igzip_lib.h>` or `<igzip_lib.h>` (docs/canned-format.md §4.2).
 //!
 //! Use: `isal_deflate_set_hufftables(stream, &NAME, IGZIP_HUFFTABLE_CUSTOM)`
 //! on a level-0 stream (the default level; levels 1-3 build their own code

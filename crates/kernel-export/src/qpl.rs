@@ -1,4 +1,4 @@
-//! The histogram route for Intel QPL (canned-format.md §3.3, §7): QPL cannot
+//! The histogram route for Intel QPL (docs/canned-format.md §3.3, §7): QPL cannot
 //! build a deflate table from code lengths, but
 //! `qpl_huffman_table_init_with_histogram()` builds the optimal code of a
 //! histogram, and the optimal code of the counts `2^(15 − length)` is the

@@ -106,7 +106,7 @@ fn fixed_entries_equal_the_kernel_arrays() {
     assert_eq!(d[24..], KERNEL_D_LAST);
     assert_eq!(ll, kll);
     assert_eq!(d, kd);
-    // canned-format.md §1.1 facts.
+    // docs/canned-format.md §1.1 facts.
     assert_eq!(ll[0], 0x40030);
     assert_eq!(d[7], 0x28007);
 }

@@ -236,7 +236,7 @@ fn every_table_and_api_compiles_and_prints_the_table() {
 
 #[test]
 fn our_2024_header_decodes_like_the_patch_header() {
-    // Our header writer need not reproduce Intel's bytes (canned-format.md
+    // Our header writer need not reproduce Intel's bytes (docs/canned-format.md
     // §1.4), but it must decode to the same lengths; record what it does.
     let t = Table::kernel_2024();
     let ours = read_block_header(&t.header().bytes).unwrap();

@@ -3,7 +3,7 @@
 //!
 //! One session, raw deflate (`QZ_DEFLATE_RAW`), dynamic Huffman headers,
 //! software backup enabled. QAT cannot compress with a caller's table
-//! (canned-format.md §6.3), so it compresses in dynamic mode only; it
+//! (docs/canned-format.md §6.3), so it compresses in dynamic mode only; it
 //! decompresses fixed, dynamic and canned streams, the latter with the
 //! table's header put in front ([`super::canned_to_deflate`]). Whether
 //! QAT hardware or QATzip's zlib fallback ran is read per job from the

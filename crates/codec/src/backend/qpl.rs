@@ -11,7 +11,7 @@
 //! histogram:
 //! - compression: `QPL_FLAG_CANNED_MODE` with a QPL table built from our
 //!   code lengths through the histogram route (count 2^(15 − length) per
-//!   symbol, canned-format.md §7). The lengths QPL ends up with are read back
+//!   symbol, docs/canned-format.md §7). The lengths QPL ends up with are read back
 //!   from the header of a static-mode compression and must equal ours, or
 //!   loading the table fails ([`BackendError::QplTableChanged`]) — QPL codes
 //!   every symbol and applies its 56-bit rule, so some valid tables (e.g.

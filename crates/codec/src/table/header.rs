@@ -1,7 +1,7 @@
 //! Writes a table's implied dynamic block header: BFINAL=1, BTYPE=2, HLIT,
 //! HDIST, HCLEN, the code-length code, then the literal/length and distance
 //! lengths run-length coded *separately*, so no repeat code (16/17/18)
-//! crosses from one to the other (IAA rejects such headers; canned-format.md
+//! crosses from one to the other (IAA rejects such headers; docs/canned-format.md
 //! §3.5, §4.3).
 //!
 //! Two forms ([`HeaderForm`]): the greedy run-length coding, exact to the

@@ -420,7 +420,7 @@ mod tests {
             let v = builtin::KERNEL_2024_D[s];
             assert_eq!((v & 0x7fff) as u16, t.dist_codes()[s], "dist symbol {s}");
         }
-        // Facts from canned-format.md §2.2.
+        // Facts from docs/canned-format.md §2.2.
         assert_eq!(t.lengths().litlen[256], 10);
         assert_eq!(t.litlen_codes()[256], 0x3fe);
         assert_eq!((t.lengths().litlen[0], t.litlen_codes()[0]), (5, 0x2));

@@ -4,7 +4,7 @@
 //! capabilities and `cannery validate` all ask here; nothing else decides
 //! whether a table "is compatible".
 //!
-//! The rules (canned-format.md §1, §3, §7):
+//! The rules (docs/canned-format.md §1, §3, §7):
 //! - [`Rule::Decodable`]: no alphabet over-subscribed, lengths ≤ 15 (every
 //!   [`Table`] is, by construction; stated so reports can list it).
 //! - [`Rule::Encodable`]: every literal/length symbol and distance symbols
