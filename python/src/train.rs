@@ -5,9 +5,9 @@
 //! released. Options and defaults are those of `cannery train` / `cannery
 //! eval`; no training or evaluation logic lives here.
 
-use cannery_trainer::evaluate::{default_peers, evaluate, EvalSpec, ModeResult};
+use cannery_trainer::eval_corpus::{eval_corpus, EvalOptions};
+use cannery_trainer::evaluate::{evaluate, EvalSpec, ModeResult};
 use cannery_trainer::pages::{Part, Split};
-use cannery_trainer::peers::PeerKind;
 use cannery_trainer::report::{train_corpus, CorpusOptions, Workload};
 use cannery_trainer::train::{table_from_histogram, TableOptions, TrainOptions};
 use cannery_trainer::{ParseModel, Smoothing, TrainError};
@@ -264,32 +264,27 @@ pub fn _evaluate<'py>(
     let arg = corpus_arg(corpus)?;
     let sources = arg.sources()?;
     let table = table.inner.clone();
-    let kernel = cannery_codec::Table::kernel_2024();
     let results = py
         .allow_threads(|| {
-            let mut spec = EvalSpec::held_out(split, Some(&table));
-            spec.part = part;
-            spec.peers = if peers {
-                default_peers()
-                    .into_iter()
-                    .filter(|p| !matches!(p, PeerKind::ZstdDict(_)))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            if table != kernel {
-                spec.fast_tables.push(("kernel-2024".into(), &kernel));
-            }
-            sources
+            let workloads: Vec<Workload<'_>> = sources
                 .iter()
-                .map(|(name, s): &(String, Source<'_>)| {
-                    let ev = evaluate(s, &spec)?;
-                    let same = (ev.same_filled_seen
-                        + cannery_trainer::PageSource::uncounted_same_filled(s))
-                        as f64;
-                    Ok((name.clone(), ev.results(same)))
+                .map(|(name, s): &(String, Source<'_>)| Workload {
+                    name: name.clone(),
+                    source: s,
                 })
-                .collect::<Result<Vec<_>, TrainError>>()
+                .collect();
+            let opts = EvalOptions {
+                split,
+                part,
+                peers,
+                ..EvalOptions::default()
+            };
+            eval_corpus(&table, "", &workloads, &opts, &mut |_| {}).map(|r| {
+                r.workloads
+                    .into_iter()
+                    .map(|w| (w.name, w.modes))
+                    .collect::<Vec<_>>()
+            })
         })
         .map_err(train_error)?;
     let mut rows = Vec::new();

@@ -23,6 +23,7 @@ pub mod cluster;
 pub mod code_lengths;
 pub mod corpus;
 pub mod error;
+pub mod eval_corpus;
 pub mod evaluate;
 pub mod gather;
 pub mod histogram;

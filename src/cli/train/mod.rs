@@ -15,10 +15,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use cannery_codec::{Level, Table};
-use cannery_trainer::evaluate::{default_peers, drift, evaluate, EvalSpec};
+use cannery_trainer::eval_corpus::{eval_corpus, merge_all, EvalOptions};
 use cannery_trainer::gather::gather_all;
 use cannery_trainer::histogram::Histogram;
-use cannery_trainer::peers::PeerKind;
 use cannery_trainer::report::{train_corpus, CorpusOptions, Progress, Workload};
 use cannery_trainer::train::table_from_histogram;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
@@ -414,17 +413,14 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
 
 /// `cannery merge`.
 pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
-    let mut merged: Option<Histogram> = None;
-    for p in &args.histograms {
-        let h = read_histogram(p)?;
-        merged = Some(match merged {
-            None => h,
-            Some(m) => m
-                .merged(&h)
-                .with_context(|| format!("cannot merge {}", p.display()))?,
-        });
-    }
-    let h = merged.expect("clap requires at least one histogram");
+    let hs = args
+        .histograms
+        .iter()
+        .map(|p| read_histogram(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let h = merge_all(&hs)
+        .context("cannot merge the histograms")?
+        .expect("clap requires at least one histogram");
     write_file(&args.out, &h.to_json())?;
     eprintln!(
         "cannery: merged {} histograms: {} pages; wrote {}",
@@ -439,61 +435,23 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
 pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let table = load_table(&args.table)?;
     let (corpus_name, sources) = source::open(&args.corpus)?;
-    let kernel = Table::kernel_2024();
-    let topts = args.table_args.options();
-    let mut workloads = Vec::new();
-    let mut total_counts: Option<Histogram> = None;
-    for s in &sources {
-        let mut spec = EvalSpec::held_out(Split::default(), Some(&table));
-        spec.part = None;
-        spec.peers = if args.no_peers {
-            Vec::new()
-        } else {
-            default_peers()
-                .into_iter()
-                .filter(|p| !matches!(p, PeerKind::ZstdDict(_)))
-                .collect()
-        };
-        if table != kernel {
-            spec.fast_tables.push(("kernel-2024".into(), &kernel));
-        }
-        if std::io::stderr().is_terminal() {
-            eprintln!("evaluating {}", s.name);
-        }
-        let ev = evaluate(s, &spec)?;
-        let same =
-            (ev.same_filled_seen + cannery_trainer::PageSource::uncounted_same_filled(s)) as f64;
-        let d = if ev.counts.pages > 0 {
-            Some(drift(&table, &ev.counts, &topts)?)
-        } else {
-            None
-        };
-        total_counts = Some(match total_counts {
-            None => ev.counts.clone(),
-            Some(t) => t.merged(&ev.counts)?,
-        });
-        workloads.push(serde_json::json!({
-            "name": s.name,
-            "pages": ev.pages,
-            "same_filled_pages": same,
-            "modes": ev.results(same),
-            "drift": d,
-        }));
-    }
-    let overall = match &total_counts {
-        Some(h) if h.pages > 0 => Some(drift(&table, h, &topts)?),
-        _ => None,
+    let workloads: Vec<Workload<'_>> = sources
+        .iter()
+        .map(|s| Workload {
+            name: s.name.clone(),
+            source: s,
+        })
+        .collect();
+    let opts = EvalOptions {
+        peers: !args.no_peers,
+        table: args.table_args.options(),
+        ..EvalOptions::default()
     };
-    let report = serde_json::json!({
-        "format": "cannery-eval-report",
-        "version": 1,
-        "table_id": table.id(),
-        "table_name": table.name,
-        "provenance": table.provenance,
-        "corpus": corpus_name,
-        "workloads": workloads,
-        "drift": overall,
-    });
+    let report = eval_corpus(&table, &corpus_name, &workloads, &opts, &mut |name| {
+        if std::io::stderr().is_terminal() {
+            eprintln!("evaluating {name}");
+        }
+    })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use cannery_trainer::evaluate::{Ceiling, ConstraintCost, ModeResult};
+use cannery_trainer::eval_corpus::EvalReport;
+use cannery_trainer::evaluate::{Ceiling, ConstraintCost, Drift, ModeResult};
 use cannery_trainer::report::TrainReport;
 
 /// Modes in the order a reader compares them; others follow alphabetically.
@@ -224,48 +225,39 @@ pub fn train_report(r: &TrainReport) -> String {
 }
 
 /// The eval report (built as JSON) as text.
-pub fn eval_report(v: &serde_json::Value) -> String {
+pub fn eval_report(r: &EvalReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "table {} ({}) on corpus {}",
-        v["table_id"].as_str().unwrap_or("?"),
-        v["table_name"].as_str().unwrap_or("unnamed"),
-        v["corpus"].as_str().unwrap_or("?")
+        r.table_id,
+        r.table_name.as_deref().unwrap_or("unnamed"),
+        r.corpus
     );
-    for w in v["workloads"].as_array().into_iter().flatten() {
+    for w in &r.workloads {
         let _ = writeln!(out);
-        let _ = writeln!(
-            out,
-            "workload {}: {} pages",
-            w["name"].as_str().unwrap_or("?"),
-            w["pages"]
-        );
-        if let Ok(modes) =
-            serde_json::from_value::<BTreeMap<String, ModeResult>>(w["modes"].clone())
-        {
-            modes_table(&mut out, &modes, true);
-        }
-        drift_line(&mut out, &w["drift"]);
+        let _ = writeln!(out, "workload {}: {} pages", w.name, w.pages);
+        modes_table(&mut out, &w.modes, true);
+        drift_line(&mut out, w.drift.as_ref());
     }
     let _ = writeln!(out);
     let _ = write!(out, "overall:");
-    drift_line(&mut out, &v["drift"]);
+    drift_line(&mut out, r.drift.as_ref());
     out
 }
 
-fn drift_line(out: &mut String, d: &serde_json::Value) {
-    if d.is_null() {
+fn drift_line(out: &mut String, d: Option<&Drift>) {
+    let Some(d) = d else {
         let _ = writeln!(out, "  drift: no pages");
         return;
-    }
+    };
     let _ = writeln!(
         out,
         "  drift: {:.1} bits/page above the corpus' own table ({:.2} %, threshold {} %){}",
-        d["drift_bits_per_page"].as_f64().unwrap_or(0.0),
-        d["drift_percent"].as_f64().unwrap_or(0.0),
-        d["threshold_percent"],
-        if d["retrain"].as_bool().unwrap_or(false) {
+        d.drift_bits_per_page,
+        d.drift_percent,
+        serde_json::json!(d.threshold_percent),
+        if d.retrain {
             ": retrain recommended"
         } else {
             ": no retraining needed"
