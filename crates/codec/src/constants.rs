@@ -3,8 +3,10 @@
 //! Only numbers live here; the tables that map lengths and distances to
 //! symbols are in [`crate::token`].
 
-/// Size of a memory page: the unit zswap compresses.
-pub const PAGE_SIZE: usize = 4096;
+/// Size of a memory page: the unit zswap compresses (4096). Defined once,
+/// by the capture crate, which decides what a page is; re-exported here so
+/// codec users need not name that crate.
+pub use cannery_capture::PAGE_SIZE;
 
 /// Largest match distance IAA supports (its history window).
 pub const WINDOW_SIZE: usize = 4096;
