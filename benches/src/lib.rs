@@ -9,8 +9,8 @@
 
 use std::io;
 
-/// Size of a page.
-pub const PAGE_SIZE: usize = 4096;
+/// Size of a page (the capture crate's, the workspace's one definition).
+pub use cannery_capture::PAGE_SIZE;
 
 /// Deterministic pseudo-random bytes (xorshift64*).
 pub fn noise(seed: u64, len: usize) -> Vec<u8> {

@@ -20,8 +20,9 @@ use pyo3::types::{PyByteArray, PyBytes, PyMemoryView};
 
 use crate::errors::invalid;
 
-/// Size of a memory page.
-pub const PAGE_SIZE: usize = cannery_codec::constants::PAGE_SIZE;
+/// Size of a memory page (the workspace's one definition, owned by the
+/// capture crate).
+pub use cannery_codec::constants::PAGE_SIZE;
 
 /// A buffer as `bytes`, with its memoryview shape.
 struct Flat<'py> {

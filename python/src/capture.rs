@@ -1,13 +1,12 @@
 //! `capture(pid, out, ...)`: snapshot the anonymous memory of a running
 //! process into a `.cansnap` file, through `cannery_capture::session`.
 //!
-//! The capture crate installs SIGINT/SIGTERM handlers so an interrupted
-//! capture still finalizes its snapshot. In a Python process those handlers
-//! would replace the interpreter's (Ctrl-C would stop raising
-//! KeyboardInterrupt for the rest of the session), so this file saves the
-//! previous handlers and puts them back afterwards, then raises
+//! The capture crate installs SIGINT/SIGTERM handlers for the duration of
+//! a capture (so an interrupted capture still finalizes its snapshot) and
+//! puts the previous ones — here the interpreter's — back when it ends, so
+//! Ctrl-C keeps raising KeyboardInterrupt afterwards; this file only raises
 //! KeyboardInterrupt if the capture was interrupted. Reading memory,
-//! filtering and writing snapshots all happen in the crate.
+//! filtering, writing snapshots and signal handling all happen in the crate.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,40 +31,6 @@ fn capture_error(e: cannery_capture::Error) -> PyErr {
         ErrorKind::Io => PyOSError::new_err(e.to_string()),
         ErrorKind::InvalidInput => invalid(e),
         _ => error(Kind::Capture, e),
-    }
-}
-
-/// The SIGINT and SIGTERM handlers in force, restored on drop.
-struct SavedHandlers {
-    saved: Vec<(libc::c_int, libc::sigaction)>,
-}
-
-impl SavedHandlers {
-    fn save() -> SavedHandlers {
-        let mut saved = Vec::new();
-        for sig in [libc::SIGINT, libc::SIGTERM] {
-            // SAFETY: a zeroed sigaction is a valid out-parameter; a null new
-            // action makes sigaction only report the current one.
-            unsafe {
-                let mut old: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, std::ptr::null(), &mut old) == 0 {
-                    saved.push((sig, old));
-                }
-            }
-        }
-        SavedHandlers { saved }
-    }
-}
-
-impl Drop for SavedHandlers {
-    fn drop(&mut self) {
-        for (sig, old) in &self.saved {
-            // SAFETY: `old` was filled in by sigaction for this signal, so it
-            // is a valid action to reinstall.
-            unsafe {
-                libc::sigaction(*sig, old, std::ptr::null_mut());
-            }
-        }
     }
 }
 
@@ -140,12 +105,11 @@ pub fn capture<'py>(
         interval: seconds("interval", interval)?,
     };
     let (result, interrupted) = py.allow_threads(|| {
-        let saved = SavedHandlers::save();
         cannery_capture::interrupt::reset();
+        // Restores the interpreter's handlers before returning.
         let r = capture_pid(pid, label.as_deref(), &opts, &sched, &out, level);
         let interrupted = cannery_capture::interrupt::interrupted();
         cannery_capture::interrupt::reset();
-        drop(saved);
         (r, interrupted)
     });
     let report = result.map_err(capture_error)?;

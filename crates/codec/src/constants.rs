@@ -3,7 +3,8 @@
 //! Only numbers live here; the tables that map lengths and distances to
 //! symbols are in [`crate::token`].
 
-/// Size of a memory page: the unit zswap compresses.
+/// Size of a memory page: the unit zswap compresses (4096). Defined once,
+/// here; page-capture re-exports it as `cannery_capture::PAGE_SIZE`.
 pub const PAGE_SIZE: usize = 4096;
 
 /// Largest match distance IAA supports (its history window).

@@ -1,7 +1,8 @@
 //! Where pages come from, and how they are divided: the [`PageSource`] trait
 //! (a stream of 4 KiB pages that can be replayed, one pass per call), the
 //! deterministic train/test split by page content hash ([`Split`]), the
-//! same-filled page rule, bounded deterministic samples ([`SmallestHashes`])
+//! same-filled page rule (re-exported from the capture crate, its owner),
+//! bounded deterministic samples ([`SmallestHashes`])
 //! and the chunked pass every later stage runs over a source.
 //!
 //! The trainer library never opens files: the CLI adapts corpora (snapshot
@@ -49,21 +50,9 @@ pub const CHUNK_PAGES: usize = 256;
 
 /// `Some(word)` if the page is one 64-bit word repeated (zswap's
 /// same-filled test; a zero page is `Some(0)`): zswap stores such pages as
-/// that value and never compresses them. Pages whose length is not a
-/// multiple of 8 are tested byte by byte.
-pub fn same_filled(page: &[u8]) -> Option<u64> {
-    if page.is_empty() {
-        return None;
-    }
-    if page.len() % 8 != 0 {
-        let first = page[0];
-        return page.iter().all(|&b| b == first).then_some(first as u64);
-    }
-    let first = &page[..8];
-    page.chunks_exact(8)
-        .all(|w| w == first)
-        .then(|| u64::from_le_bytes(first.try_into().expect("8 bytes")))
-}
+/// that value and never compresses them. The capture crate owns the one
+/// definition; re-exported here for the trainer's passes.
+pub use cannery_capture::same_filled;
 
 /// A stable 64-bit hash of a page's content and a seed.
 ///
@@ -320,18 +309,6 @@ mod tests {
         );
         // Even a sample of one keeps some hash range.
         assert!(split.test_sample(have, 1).test_fraction > 0.0);
-    }
-
-    #[test]
-    fn same_filled_pages_are_recognised() {
-        assert_eq!(same_filled(&[0u8; 4096]), Some(0));
-        assert_eq!(same_filled(&[0xAB; 4096]), Some(0xABAB_ABAB_ABAB_ABAB));
-        let words = 0x1122_3344_5566_7788u64.to_le_bytes().repeat(512);
-        assert_eq!(same_filled(&words), Some(0x1122_3344_5566_7788));
-        let mut p = vec![0u8; 4096];
-        p[4095] = 1;
-        assert_eq!(same_filled(&p), None);
-        assert_eq!(same_filled(&[]), None);
     }
 
     #[test]

@@ -15,7 +15,14 @@ use std::collections::HashSet;
 
 /// If every 64-bit word of `page` is the same, that word (0 for a zero
 /// page); otherwise `None`. Pages whose length is not a multiple of 8 bytes
-/// are never same-filled.
+/// (and empty ones) are never same-filled.
+///
+/// This is zswap's test (`mm/zswap.c`): the page is compared as machine
+/// words (`unsigned long`, 8 bytes on the 64-bit machines that have IAA)
+/// and the word is kept in native byte order, as zswap stores it. The one
+/// definition of the workspace: the trainer re-exports it
+/// (`cannery_trainer::pages::same_filled`) and the CLI's zswap simulation
+/// uses it.
 pub fn same_filled(page: &[u8]) -> Option<u64> {
     if page.is_empty() || page.len() % 8 != 0 {
         return None;
@@ -86,7 +93,13 @@ mod tests {
         assert_eq!(same_filled(&p), Some(0x1234_5678_9abc_def0));
         p[4095] ^= 1;
         assert_eq!(same_filled(&p), None);
+        assert_eq!(same_filled(&[0xAB; 4096]), Some(0xABAB_ABAB_ABAB_ABAB));
+        // Native byte order, as zswap keeps the word.
+        let words = 0x1122_3344_5566_7788u64.to_ne_bytes().repeat(512);
+        assert_eq!(same_filled(&words), Some(0x1122_3344_5566_7788));
+        // Not whole words: never same-filled, even if every byte agrees.
         assert_eq!(same_filled(&[0u8; 7]), None);
+        assert_eq!(same_filled(&[0xAB; 4095]), None);
         assert_eq!(same_filled(&[]), None);
     }
 

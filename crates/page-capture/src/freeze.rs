@@ -6,7 +6,7 @@
 //! read memory.
 
 use crate::error::{Error, ErrorKind, Result};
-use std::ptr;
+use crate::sys;
 use std::time::{Duration, Instant};
 
 /// A process whose threads are all stopped; thawed on [`Frozen::thaw`] or drop.
@@ -17,25 +17,6 @@ pub struct Frozen {
     tids: Vec<(i32, i32)>,
     started: Instant,
     thawed: bool,
-}
-
-fn ptrace(req: libc::c_uint, tid: i32, data: usize) -> std::io::Result<()> {
-    // SAFETY: the requests used here (SEIZE, INTERRUPT, DETACH) take no
-    // pointer arguments; addr is null and data is an integer (options or a
-    // signal number) passed in the pointer slot as the kernel expects.
-    let r = unsafe {
-        libc::ptrace(
-            req,
-            tid as libc::pid_t,
-            ptr::null_mut::<libc::c_void>(),
-            data as *mut libc::c_void,
-        )
-    };
-    if r == -1 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
 }
 
 fn list_tasks(pid: u32) -> Vec<i32> {
@@ -68,7 +49,7 @@ pub fn freeze(pid: u32) -> Result<Frozen> {
             break;
         }
         for tid in new {
-            match ptrace(libc::PTRACE_SEIZE, tid, 0) {
+            match sys::ptrace_seize(tid) {
                 Ok(()) => {}
                 Err(e) if e.raw_os_error() == Some(libc::ESRCH) => continue,
                 Err(e) => {
@@ -88,7 +69,7 @@ pub fn freeze(pid: u32) -> Result<Frozen> {
                 }
             }
             seized.push(tid);
-            if ptrace(libc::PTRACE_INTERRUPT, tid, 0).is_err() {
+            if sys::ptrace_interrupt(tid).is_err() {
                 continue;
             }
             frozen.tids.push((tid, 0));
@@ -97,12 +78,10 @@ pub fn freeze(pid: u32) -> Result<Frozen> {
     // Wait for each thread to report its stop.
     let mut live = Vec::new();
     for &(tid, _) in &frozen.tids {
-        let mut status = 0;
-        // SAFETY: `status` is a valid out-pointer; waitpid on a traced thread.
-        let r = unsafe { libc::waitpid(tid, &mut status, libc::__WALL) };
-        if r != tid {
-            continue;
-        }
+        let status = match sys::waitpid_all(tid) {
+            Ok((r, status)) if r == tid => status,
+            _ => continue,
+        };
         if libc::WIFSTOPPED(status) {
             let event = (status >> 16) & 0xff;
             let sig = libc::WSTOPSIG(status);
@@ -151,7 +130,7 @@ impl Frozen {
         self.thawed = true;
         for &(tid, sig) in &self.tids {
             // A thread that died meanwhile gives ESRCH; nothing to do.
-            let _ = ptrace(libc::PTRACE_DETACH, tid, sig as usize);
+            let _ = sys::ptrace_detach(tid, sig);
         }
     }
 }

@@ -91,10 +91,14 @@
 //!
 //! # Unsafe code
 //!
-//! Only where libc is needed: `pidfd_open` and `poll` ([`target`]),
-//! `process_vm_readv` ([`read`]), the zero-page probe ([`pagemap`]),
-//! `ptrace`/`waitpid` ([`freeze`]), signal handlers ([`interrupt`]) and
-//! `kill` ([`session`]). Each block carries a `// SAFETY:` note.
+//! Denied everywhere but one private module, `sys`, which wraps every
+//! system call the library makes in a safe function: `pidfd_open` and
+//! `poll` (used by [`target`]), `process_vm_readv` ([`read`]), the
+//! zero-page probe's `mmap`/`munmap` ([`pagemap`]), `ptrace`/`waitpid`
+//! ([`freeze`]), `sigaction` ([`interrupt`]), `kill` ([`session`]) and
+//! `geteuid`. Each unsafe block there carries a `// SAFETY:` note.
+
+#![deny(unsafe_code)]
 
 pub mod capture;
 pub mod corpus;
@@ -109,6 +113,8 @@ pub mod sample;
 pub mod secrets;
 pub mod session;
 pub mod snapshot;
+#[allow(unsafe_code)]
+mod sys;
 pub mod target;
 
 pub use capture::{CaptureOptions, Capturer, PageSink, SampleReport};
@@ -118,5 +124,6 @@ pub use filter::same_filled;
 pub use maps::RegionKind;
 pub use snapshot::{Metadata, PageCounts, SnapshotHeader};
 
-/// The page size this crate captures and stores: 4 KiB, as zswap compresses.
-pub const PAGE_SIZE: usize = 4096;
+/// The page size this crate captures and stores: 4 KiB, as zswap compresses
+/// (the codec's constant: one definition).
+pub use cannery_codec::constants::PAGE_SIZE;

@@ -40,30 +40,17 @@ pub fn zero_page_pfn() -> Option<u64> {
     static PFN: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
     *PFN.get_or_init(|| {
         let size = crate::PAGE_SIZE;
-        // SAFETY: a fresh private anonymous mapping with no address hint;
-        // checked for failure and unmapped below.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                size,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return None;
-        }
-        // SAFETY: `p` is a readable mapping of `size` bytes; a read fault maps
-        // the shared zero page.
-        unsafe { std::ptr::read_volatile(p as *const u8) };
+        let map = crate::sys::AnonMapping::new_read_only(size).ok()?;
+        // A read fault maps the shared zero page.
+        map.touch();
         let entry = File::open("/proc/self/pagemap").ok().and_then(|f| {
             let mut e = [0u64; 1];
-            PageMap::new(f).entries(p as u64, &mut e).ok().map(|_| e[0])
+            PageMap::new(f)
+                .entries(map.addr(), &mut e)
+                .ok()
+                .map(|_| e[0])
         });
-        // SAFETY: unmapping the mapping made above, not used afterwards.
-        unsafe { libc::munmap(p, size) };
+        drop(map);
         let entry = entry?;
         let pfn = entry & PM_PFN_MASK;
         (entry & PM_PRESENT != 0 && pfn != 0).then_some(pfn)

@@ -14,6 +14,7 @@ use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 
+use crate::sys;
 use crate::target::Target;
 use crate::PAGE_SIZE;
 
@@ -51,30 +52,14 @@ impl<'t> MemReader<'t> {
         if !self.vm_readv.get() {
             return None;
         }
-        let local = libc::iovec {
-            iov_base: buf.as_mut_ptr() as *mut libc::c_void,
-            iov_len: buf.len(),
-        };
-        let remote = libc::iovec {
-            iov_base: addr as usize as *mut libc::c_void,
-            iov_len: buf.len(),
-        };
-        // SAFETY: `local` describes `buf`, which is valid for writes of
-        // `buf.len()` bytes for the whole call; `remote` is only interpreted
-        // by the kernel in the target's address space.
-        let n = unsafe {
-            libc::process_vm_readv(self.target.pid() as libc::pid_t, &local, 1, &remote, 1, 0)
-        };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if matches!(e.raw_os_error(), Some(libc::EPERM) | Some(libc::ENOSYS)) {
+        match sys::process_vm_readv(self.target.pid(), addr, buf) {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EPERM) | Some(libc::ENOSYS)) => {
                 // Not allowed here (e.g. seccomp, LSM): use /proc/PID/mem.
                 self.vm_readv.set(false);
-                return None;
+                None
             }
-            return Some(Err(e));
+            r => Some(r),
         }
-        Some(Ok(n as usize))
     }
 
     /// Read `buf.len() / 4096` pages starting at `addr` into `buf`, filling

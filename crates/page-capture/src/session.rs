@@ -231,7 +231,8 @@ pub fn capture_pid(
     out: &Path,
     level: i32,
 ) -> Result<SessionReport> {
-    crate::interrupt::install();
+    // Restores the previous SIGINT/SIGTERM handlers when the session ends.
+    let _handlers = crate::interrupt::install();
     let target = Target::attach(pid)?;
     // Fail on permissions before creating the output file.
     target.open_checked("mem")?;
@@ -296,7 +297,8 @@ pub fn run_workload(
     out: &Path,
     level: i32,
 ) -> Result<SessionReport> {
-    crate::interrupt::install();
+    // Restores the previous SIGINT/SIGTERM handlers when the session ends.
+    let _handlers = crate::interrupt::install();
     let program = find_program(&spec.program, &spec.env)?;
     let command_name = program
         .file_name()
@@ -371,11 +373,9 @@ pub fn run_workload(
 }
 
 fn signal_group(pgid: u32, sig: libc::c_int) {
-    // SAFETY: kill has no memory preconditions; a negative pid addresses the
-    // process group the workload was started in (its own, via process_group(0)).
-    unsafe {
-        libc::kill(-(pgid as libc::pid_t), sig);
-    }
+    // A negative pid addresses the process group the workload was started
+    // in (its own, via process_group(0)). A group already gone is fine.
+    let _ = crate::sys::kill(-(pgid as libc::pid_t), sig);
 }
 
 /// Wait for or stop the workload; returns its status and whether we stopped it.

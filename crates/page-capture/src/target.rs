@@ -12,9 +12,10 @@
 //! contents; see [`crate::read`].
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::sys;
 use std::fs::File;
 use std::io::Read;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 /// An attached process: a pidfd and a `/proc/PID` directory handle.
@@ -113,14 +114,8 @@ impl Target {
     pub fn is_alive(&self) -> bool {
         match &self.pidfd {
             Some(fd) => {
-                let mut p = libc::pollfd {
-                    fd: fd.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                // SAFETY: `p` is one valid pollfd for the duration of the call.
-                let n = unsafe { libc::poll(&mut p, 1, 0) };
-                !(n > 0 && p.revents & libc::POLLIN != 0)
+                // A poll error counts as "not readable", i.e. alive.
+                !sys::poll_readable(fd.as_fd(), 0).unwrap_or(false)
             }
             None => matches!(
                 read_stat(&self.proc_path("stat"), self.open("stat")),
@@ -136,14 +131,8 @@ impl Target {
             std::thread::sleep(std::time::Duration::from_millis(ms.max(0) as u64));
             return !self.is_alive();
         };
-        let mut p = libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: `p` is one valid pollfd for the duration of the call.
-        let n = unsafe { libc::poll(&mut p, 1, ms) };
-        n > 0 && p.revents & libc::POLLIN != 0
+        // A signal (EINTR) or other poll error: not exited (yet).
+        sys::poll_readable(fd.as_fd(), ms).unwrap_or(false)
     }
 
     /// Turn an I/O error on a /proc file of this process into a clear error:
@@ -178,11 +167,9 @@ fn no_such_process(pid: u32, e: Error) -> Error {
 }
 
 fn pidfd_open(pid: u32) -> Result<Option<OwnedFd>> {
-    // SAFETY: pidfd_open takes (pid_t, unsigned int) and returns a new fd or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0u32) };
-    if fd < 0 {
-        let err = std::io::Error::last_os_error();
-        return match err.raw_os_error() {
+    match sys::pidfd_open(pid) {
+        Ok(fd) => Ok(Some(fd)),
+        Err(err) => match err.raw_os_error() {
             Some(libc::ESRCH) => Err(Error::new(
                 ErrorKind::NoSuchProcess,
                 format!("no process with pid {pid}"),
@@ -190,10 +177,8 @@ fn pidfd_open(pid: u32) -> Result<Option<OwnedFd>> {
             // Kernels before 5.3: fall back to start-time checks alone.
             Some(libc::ENOSYS) => Ok(None),
             _ => Err(Error::io(Path::new("pidfd_open"), "failed:", err)),
-        };
+        },
     }
-    // SAFETY: `fd` is a fresh descriptor returned by the kernel and owned by nobody else.
-    Ok(Some(unsafe { OwnedFd::from_raw_fd(fd as i32) }))
 }
 
 /// Parse `/proc/PID/stat`: (start time, comm).
@@ -264,8 +249,7 @@ pub fn process_tree(root: u32) -> Vec<u32> {
 
 /// One message explaining a permission failure and what to do about it.
 pub fn permission_advice(pid: u32, detail: &str) -> String {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = sys::geteuid();
     let owner = std::fs::metadata(format!("/proc/{pid}")).ok().map(|m| {
         use std::os::unix::fs::MetadataExt;
         m.uid()

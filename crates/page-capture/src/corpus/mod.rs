@@ -1,0 +1,24 @@
+//! Reading corpora: a directory of workloads, each holding snapshot files
+//! and/or raw `.pages` files, or a single such file. Pages are streamed one
+//! at a time (never a whole file in memory). Also summarizes a corpus for
+//! `cannery corpus info`. Writing is [`crate::snapshot::writer`].
+//!
+//! Split along its seams, all re-exported here so paths stay
+//! `cannery_capture::corpus::…`:
+//!
+//! * `reader`: one page file (snapshot or raw) as a stream
+//!   of [`Page`]s ([`open_pages`], [`PageReader`]);
+//! * `layout`: which files form which workload of a corpus
+//!   ([`Corpus`], [`Workload`], [`PageIter`]);
+//! * `summary`: counts and sizes for `corpus info`
+//!   ([`summarize`], [`summarize_file`]).
+
+#![forbid(unsafe_code)]
+
+mod layout;
+mod reader;
+mod summary;
+
+pub use layout::{Corpus, PageIter, Workload, CORPORA_DIR};
+pub use reader::{is_raw_pages, open_pages, Page, PageReader, RAW_EXTENSION};
+pub use summary::{summarize, summarize_file, CorpusSummary, FileSummary, WorkloadSummary};

@@ -1,0 +1,243 @@
+//! Every system call the capture library makes, behind safe wrappers: the
+//! only module of the crate allowed `unsafe` (the crate root denies it
+//! elsewhere). Each wrapper is a thin translation of one libc call into
+//! `io::Result` (errors from `errno`), with a `SAFETY:` note on its unsafe
+//! block saying why no caller can misuse it. Decides nothing: which process
+//! to read, when to stop or what a result means is up to the callers
+//! ([`crate::target`], [`crate::read`], [`crate::pagemap`],
+//! [`crate::freeze`], [`crate::interrupt`], [`crate::session`]).
+//!
+//! Only requests that take no pointers from the caller are exposed (ptrace
+//! SEIZE/INTERRUPT/DETACH, not PEEK/POKE), so the wrappers stay sound
+//! whatever their arguments.
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+
+/// `-1` from a libc call becomes the `errno` error.
+fn check(r: libc::c_long) -> io::Result<libc::c_long> {
+    if r == -1 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+/// The effective user id of this process (`geteuid`).
+pub(crate) fn geteuid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// A pidfd for `pid` (`pidfd_open(pid, 0)`), owned by the caller. `ENOSYS`
+/// before Linux 5.3, `ESRCH` when there is no such process.
+pub(crate) fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
+    // SAFETY: pidfd_open takes (pid_t, unsigned int), reads no memory of
+    // ours, and returns a new descriptor or -1.
+    let fd = check(unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0u32) })?;
+    // SAFETY: `fd` is a fresh descriptor returned by the kernel and owned by
+    // nobody else; the OwnedFd becomes its only owner.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// `poll` one descriptor for `POLLIN`, waiting up to `timeout_ms`
+/// milliseconds (0: do not wait; negative: wait forever). True when it is
+/// readable (for a pidfd: the process has exited); false on timeout. An
+/// interrupting signal gives `Err` (`EINTR`).
+pub(crate) fn poll_readable(fd: BorrowedFd<'_>, timeout_ms: i32) -> io::Result<bool> {
+    let mut p = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: `p` is one valid, exclusively borrowed pollfd for the duration
+    // of the call, and nfds is 1; the descriptor is kept open by the borrow.
+    let n = check(unsafe { libc::poll(&mut p, 1, timeout_ms) }.into())?;
+    Ok(n > 0 && p.revents & libc::POLLIN != 0)
+}
+
+/// Copy `buf.len()` bytes at virtual address `remote` of process `pid` into
+/// `buf` with one `process_vm_readv`. Returns the bytes read, which may be
+/// fewer when part of the range is unmapped; `EPERM`/`ENOSYS` where the call
+/// is not allowed, `ESRCH` when the process has gone.
+pub(crate) fn process_vm_readv(pid: u32, remote: u64, buf: &mut [u8]) -> io::Result<usize> {
+    let local = libc::iovec {
+        iov_base: buf.as_mut_ptr() as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    let remote = libc::iovec {
+        iov_base: remote as usize as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    // SAFETY: `local` describes `buf`, which is valid for writes of
+    // `buf.len()` bytes and exclusively borrowed for the whole call; `remote`
+    // is only interpreted by the kernel, in the target's address space.
+    let n = unsafe { libc::process_vm_readv(pid as libc::pid_t, &local, 1, &remote, 1, 0) };
+    Ok(check(n as libc::c_long)? as usize)
+}
+
+/// A ptrace request that passes no pointer to the kernel.
+fn ptrace_plain(req: libc::c_uint, tid: i32, data: usize) -> io::Result<()> {
+    // SAFETY: only called below with SEIZE, INTERRUPT and DETACH, which take
+    // no pointer arguments: addr is null and data is an integer (options or
+    // a signal number) passed in the pointer slot as the kernel expects.
+    let r = unsafe {
+        libc::ptrace(
+            req,
+            tid as libc::pid_t,
+            std::ptr::null_mut::<libc::c_void>(),
+            data as *mut libc::c_void,
+        )
+    };
+    check(r).map(|_| ())
+}
+
+/// `PTRACE_SEIZE` thread `tid` (no options): trace it without stopping it.
+pub(crate) fn ptrace_seize(tid: i32) -> io::Result<()> {
+    ptrace_plain(libc::PTRACE_SEIZE, tid, 0)
+}
+
+/// `PTRACE_INTERRUPT` a seized thread: stop it (reported through
+/// [`waitpid_all`]).
+pub(crate) fn ptrace_interrupt(tid: i32) -> io::Result<()> {
+    ptrace_plain(libc::PTRACE_INTERRUPT, tid, 0)
+}
+
+/// `PTRACE_DETACH` a stopped thread, delivering signal `sig` (0: none).
+pub(crate) fn ptrace_detach(tid: i32, sig: i32) -> io::Result<()> {
+    ptrace_plain(libc::PTRACE_DETACH, tid, sig as usize)
+}
+
+/// `waitpid(tid, &status, __WALL)`: wait for a state change of a (traced)
+/// thread. Returns the id that changed and its raw status word.
+pub(crate) fn waitpid_all(tid: i32) -> io::Result<(i32, i32)> {
+    let mut status = 0;
+    // SAFETY: `status` is a valid, exclusively borrowed out-pointer for the
+    // duration of the call.
+    let r = unsafe { libc::waitpid(tid, &mut status, libc::__WALL) };
+    check(r.into())?;
+    Ok((r, status))
+}
+
+/// `kill(pid, sig)`; a negative `pid` addresses a process group.
+pub(crate) fn kill(pid: i32, sig: i32) -> io::Result<()> {
+    // SAFETY: kill reads and writes no memory of ours; any pid and signal
+    // number is allowed (bad ones give an error).
+    check(unsafe { libc::kill(pid, sig) }.into()).map(|_| ())
+}
+
+/// A fresh private anonymous read-only mapping, unmapped on drop. Used to
+/// make the kernel map its shared zero page at a known address of ours.
+#[derive(Debug)]
+pub(crate) struct AnonMapping {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+impl AnonMapping {
+    /// `mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)`.
+    pub(crate) fn new_read_only(len: usize) -> io::Result<AnonMapping> {
+        // SAFETY: no address hint and no file, so no existing memory of
+        // ours is replaced; the result is checked before use.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(AnonMapping { ptr: p, len })
+    }
+
+    /// Read the first byte (volatile, so it happens): a read fault maps the
+    /// shared zero page there.
+    pub(crate) fn touch(&self) {
+        // SAFETY: `ptr` is a live readable mapping of `len` > 0 bytes (mmap
+        // refuses length 0), unmapped only on drop.
+        unsafe { std::ptr::read_volatile(self.ptr as *const u8) };
+    }
+
+    /// The virtual address of the mapping.
+    pub(crate) fn addr(&self) -> u64 {
+        self.ptr as u64
+    }
+}
+
+impl Drop for AnonMapping {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the mapping made in `new_read_only`; no
+        // reference into it outlives `self`.
+        unsafe { libc::munmap(self.ptr, self.len) };
+    }
+}
+
+/// A signal's disposition as `sigaction` reported it, to reinstall later.
+#[derive(Clone, Copy)]
+pub(crate) struct SignalAction(libc::sigaction);
+
+impl SignalAction {
+    /// The handler field: a function address, or `SIG_DFL` / `SIG_IGN`
+    /// (only the tests look at it).
+    #[cfg(test)]
+    pub(crate) fn handler(&self) -> usize {
+        self.0.sa_sigaction
+    }
+}
+
+impl std::fmt::Debug for SignalAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignalAction")
+            .field("handler", &format_args!("{:#x}", self.0.sa_sigaction))
+            .field("flags", &format_args!("{:#x}", self.0.sa_flags))
+            .finish()
+    }
+}
+
+/// `sigaction(sig, new, &old)`; returns the old disposition.
+fn sigaction(sig: libc::c_int, new: Option<&libc::sigaction>) -> io::Result<SignalAction> {
+    // SAFETY: a zeroed sigaction is a valid value (no handler, no flags,
+    // empty mask) and is only used as an out-parameter here.
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    let new = new.map_or(std::ptr::null(), |n| n as *const libc::sigaction);
+    // SAFETY: `new` is null or points to a valid sigaction borrowed for the
+    // call; `old` is a valid, exclusively borrowed out-parameter.
+    check(unsafe { libc::sigaction(sig, new, &mut old) }.into())?;
+    Ok(SignalAction(old))
+}
+
+/// The disposition of `sig` in force now (`sigaction(sig, NULL, &old)`;
+/// only the tests ask).
+#[cfg(test)]
+pub(crate) fn signal_action(sig: libc::c_int) -> io::Result<SignalAction> {
+    sigaction(sig, None)
+}
+
+/// Make `handler` the handler of `sig` (empty mask, no flags, so no
+/// `SA_RESTART`: blocking calls return early with `EINTR`); returns the
+/// disposition it replaced.
+///
+/// `handler` runs in signal context, so it must be async-signal-safe (the
+/// callers in this crate only store to an atomic).
+pub(crate) fn set_signal_handler(
+    sig: libc::c_int,
+    handler: extern "C" fn(libc::c_int),
+) -> io::Result<SignalAction> {
+    // SAFETY: as in `sigaction`, a zeroed sigaction is a valid value.
+    let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
+    sa.sa_sigaction = handler as usize;
+    // SAFETY: `sa.sa_mask` is a valid sigset_t to initialise.
+    unsafe { libc::sigemptyset(&mut sa.sa_mask) };
+    sigaction(sig, Some(&sa))
+}
+
+/// Reinstall a disposition saved by [`set_signal_handler`] or
+/// [`signal_action`] for the same signal.
+pub(crate) fn restore_signal_action(sig: libc::c_int, action: &SignalAction) -> io::Result<()> {
+    sigaction(sig, Some(&action.0)).map(|_| ())
+}
