@@ -95,7 +95,8 @@ impl<D: PageDecompressor> fmt::Debug for BatchDecompressor<D> {
 }
 
 impl<D: PageDecompressor> BatchDecompressor<D> {
-    /// A batch decompressor with one engine per codec; see [`BatchCompressor::new`].
+    /// A batch decompressor with one engine per codec; see
+    /// [`BatchCompressor::new`](super::BatchCompressor::new).
     pub fn new(batch_size: usize, codecs: Vec<D>) -> Result<Self, BatchError> {
         let engines = Engines::new(batch_size, codecs, |codec, claims, worker| {
             DecompressLane::new(codec, claims, batch_size, worker)
