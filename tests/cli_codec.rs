@@ -37,10 +37,11 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// 24 pages: text, structured binary, zeros and random bytes.
+/// 24 pages: text, structured binary, zeros and random bytes. The text is
+/// Rust source frozen as test data, so editing the code does not change it.
 fn pages_file(dir: &Path) -> PathBuf {
     let mut data: Vec<u8> = Vec::new();
-    let src = include_str!("../crates/codec/src/lz77.rs").as_bytes();
+    let src = include_str!("../crates/codec/tests/data/source-text.txt").as_bytes();
     while data.len() < 8 * 4096 {
         data.extend_from_slice(src);
     }

@@ -23,9 +23,9 @@
 //! writes into the caller's buffer, whose length is the output limit.
 //!
 //! This module does not pick a "best" backend, retry, or run anything in
-//! parallel; the batch entry points are plain loops (the batch engine lives
-//! elsewhere). The checks `cannery validate` runs over these backends are in
-//! [`check`].
+//! parallel; many pages at once go through [`crate::batch`] (with
+//! [`ModeBound`]). The checks `cannery validate` runs over these backends
+//! are in [`check`].
 
 pub mod check;
 pub mod libdeflate;
@@ -306,41 +306,10 @@ pub trait Backend {
     fn last_path(&self) -> ExecPath {
         self.capabilities().path
     }
-
-    /// Compresses many pages: `outs[i]` receives page `i`. A plain loop.
-    fn compress_batch(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        pages: &[&[u8]],
-        outs: &mut [Vec<u8>],
-    ) -> Vec<Result<Outcome, BackendError>> {
-        pages
-            .iter()
-            .zip(outs.iter_mut())
-            .map(|(p, o)| self.compress(mode, table, p, o))
-            .collect()
-    }
-
-    /// Decompresses many streams into 4096-byte pages: `outs[i]` receives
-    /// stream `i`, the result is its length. A plain loop.
-    fn decompress_batch(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        streams: &[&[u8]],
-        outs: &mut [[u8; PAGE_SIZE]],
-    ) -> Vec<Result<usize, BackendError>> {
-        streams
-            .iter()
-            .zip(outs.iter_mut())
-            .map(|(s, o)| self.decompress(mode, table, s, o))
-            .collect()
-    }
 }
 
 /// A backend bound to one mode and table: the page interface of the batch
-/// engine ([`crate::batch`]), so any `Send` backend (software and the
+/// path ([`crate::batch`]), so any `Send` backend (software and the
 /// reference libraries; not the FFI ones, whose handles stay on one thread)
 /// can run as a batch lane.
 #[derive(Debug)]

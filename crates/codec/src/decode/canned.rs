@@ -7,7 +7,9 @@
 //! every page.
 
 use super::table::{DecodeTable, CANNED_ROOT_BITS};
-use super::{decode_tokens, dist_meaning, litlen_meaning, ByteSink, DecodeError, Sink, TokenSink};
+use super::{
+    decode_tokens, dist_meaning, litlen_meaning, ByteSink, DecodeError, Sink, TokenRecorder,
+};
 use crate::bitio::BitReader;
 use crate::constants::WINDOW_SIZE;
 use crate::table::Table;
@@ -70,7 +72,7 @@ impl CannedDecoder {
 
     /// Decodes one canned stream into its tokens (producing at most `limit` bytes).
     pub fn tokens(&self, input: &[u8], limit: usize) -> Result<Vec<Token>, DecodeError> {
-        let mut sink = TokenSink {
+        let mut sink = TokenRecorder {
             tokens: Vec::new(),
             produced: 0,
             limit,

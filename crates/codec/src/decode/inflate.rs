@@ -9,7 +9,9 @@ use std::sync::OnceLock;
 
 use super::header::{read_dynamic_header, ParsedHeader};
 use super::table::{DecodeTable, BLOCK_ROOT_BITS};
-use super::{decode_tokens, dist_meaning, litlen_meaning, ByteSink, DecodeError, Sink, TokenSink};
+use super::{
+    decode_tokens, dist_meaning, litlen_meaning, ByteSink, DecodeError, Sink, TokenRecorder,
+};
 use crate::bitio::BitReader;
 
 /// Deflate's largest distance (32 KiB window).
@@ -138,7 +140,7 @@ pub fn inflate(input: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
 /// `limit` bytes. Distances must fit the 4096-byte IAA window (tokens carry
 /// at most 4096).
 pub fn inflate_blocks(input: &[u8], limit: usize) -> Result<Vec<InflatedBlock>, DecodeError> {
-    let mut sink = TokenSink {
+    let mut sink = TokenRecorder {
         tokens: Vec::new(),
         produced: 0,
         limit,

@@ -204,14 +204,14 @@ impl Sink for ByteSink<'_> {
 }
 
 /// Records decoded tokens, checking them as [`ByteSink`] would.
-pub(crate) struct TokenSink {
+pub(crate) struct TokenRecorder {
     pub(crate) tokens: Vec<Token>,
     pub(crate) produced: usize,
     pub(crate) limit: usize,
     pub(crate) window: usize,
 }
 
-impl Sink for TokenSink {
+impl Sink for TokenRecorder {
     fn literal(&mut self, byte: u8) -> Result<(), DecodeError> {
         if self.produced >= self.limit {
             return Err(DecodeError::OutputLimit { limit: self.limit });

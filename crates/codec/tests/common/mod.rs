@@ -64,9 +64,12 @@ pub fn iaa_table() -> impl Strategy<Value = Table> {
 }
 
 /// Deterministic sample pages resembling memory: text, a pointer table,
-/// a struct array, small integers, and random bytes.
+/// a struct array, small integers, and random bytes. The text is Rust
+/// source frozen in `tests/data/source-text.txt` (the match finder as it
+/// was before `lz77` became a directory), so editing the code does not
+/// change the test pages.
 pub fn sample_pages() -> Vec<Vec<u8>> {
-    let text: Vec<u8> = include_str!("../../src/lz77.rs")
+    let text: Vec<u8> = include_str!("../data/source-text.txt")
         .bytes()
         .take(PAGE_SIZE)
         .collect();

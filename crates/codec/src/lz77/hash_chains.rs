@@ -1,0 +1,322 @@
+//! Hash-chain match finding: the Fast (greedy) and Default (lazy) parses.
+//!
+//! Each hash of 3 bytes heads a chain of the earlier positions with that
+//! hash, newest first (`head`, `prev`); a search walks a bounded number of
+//! links and keeps the first longest match. Best does not use the chains
+//! (see `bt.rs`), only the hash.
+
+use super::{
+    hash3, MatchFinder, TokenSink, DEFAULT_CHAIN_DEPTH, DEFAULT_NICE, FAST_CHAIN_DEPTH, FAST_NICE,
+    NIL,
+};
+use crate::constants::{MAX_MATCH, MIN_MATCH, PAGE_SIZE};
+
+/// Chain depth and the length at which a match is good enough to stop looking.
+struct Search {
+    max_chain: usize,
+    nice: usize,
+}
+
+/// [`Level::Fast`](super::Level::Fast)'s search.
+const FAST: Search = Search {
+    max_chain: FAST_CHAIN_DEPTH,
+    nice: FAST_NICE,
+};
+
+/// [`Level::Default`](super::Level::Default)'s search.
+const DEFAULT: Search = Search {
+    max_chain: DEFAULT_CHAIN_DEPTH,
+    nice: DEFAULT_NICE,
+};
+
+impl MatchFinder {
+    /// Adds position `i` (with hash `h`) to its chain.
+    #[inline]
+    fn insert(&mut self, i: usize, h: usize) {
+        // `i < PAGE_SIZE`: the mask only spares the bounds check.
+        self.prev[i & (PAGE_SIZE - 1)] = self.head[h];
+        self.head[h] = (i + 1) as u16;
+    }
+
+    /// Adds positions `from..end` (each with 3 bytes in the page) to their
+    /// chains, in order.
+    #[inline]
+    fn insert_run(&mut self, from: usize, end: usize) {
+        let mut k = from;
+        // Four at a time: one bounds check for the bytes, one for the links.
+        while k + 4 <= end {
+            let bytes = &self.buf[k..k + 7];
+            let prev = &mut self.prev[k..k + 4];
+            for (s, p) in prev.iter_mut().enumerate() {
+                let h = hash3(u32::from_le_bytes(
+                    bytes[s..s + 4].try_into().expect("4 bytes"),
+                ));
+                *p = self.head[h];
+                self.head[h] = (k + s + 1) as u16;
+            }
+            k += 4;
+        }
+        // The rest (at most 3) without a loop. (The mask below only spares
+        // a bounds check: k + s < end <= PAGE_SIZE.)
+        let bytes = &self.buf[k..k + 6];
+        for s in 0..3 {
+            if k + s < end {
+                let h = hash3(u32::from_le_bytes(
+                    bytes[s..s + 4].try_into().expect("4 bytes"),
+                ));
+                self.prev[(k + s) & (PAGE_SIZE - 1)] = self.head[h];
+                self.head[h] = (k + s + 1) as u16;
+            }
+        }
+    }
+
+    /// Adds position `i` to its chain if 3 bytes start there.
+    #[inline]
+    fn insert_at(&mut self, i: usize) {
+        if i + MIN_MATCH <= self.len {
+            let h = self.hash(i);
+            self.insert(i, h);
+        }
+    }
+
+    /// Length of the common prefix at `a` and `b` (a < b), up to `max`.
+    #[inline]
+    fn common_len(&self, a: usize, b: usize, max: usize) -> usize {
+        let mut n = 0;
+        while n < max {
+            let x = self.load8(a + n);
+            let y = self.load8(b + n);
+            let diff = x ^ y;
+            if diff != 0 {
+                return (n + (diff.trailing_zeros() / 8) as usize).min(max);
+            }
+            n += 8;
+        }
+        max
+    }
+
+    /// Longest match at `i` along the chain starting at `link` (the chain of
+    /// `i`'s hash before `i` is inserted). Returns (length, distance), length
+    /// 0 if none reaches 3.
+    #[inline]
+    fn longest(&self, i: usize, mut link: u16, s: &Search) -> (usize, usize) {
+        let max = (self.len - i).min(MAX_MATCH);
+        if max < MIN_MATCH {
+            return (0, 0);
+        }
+        let nice = s.nice.min(max);
+        // Cheap reject, one load: bytes a longer match must share with `i`.
+        // Before any match, the first three (at `off` 0, masked); after a
+        // match of n bytes, the four ending at byte n, the one that would
+        // extend it. (A candidate passing with different first bytes only
+        // costs a compare: its common length is below n.)
+        let mut off = 0;
+        let mut mask = 0x00ff_ffff;
+        let mut key = self.load4(i) & mask;
+        let mut best = (0, 0);
+        if link == NIL {
+            return best;
+        }
+        let mut left = s.max_chain;
+        loop {
+            let j = link as usize - 1;
+            if self.load4(j + off) & mask == key {
+                let n = self.common_len(j, i, max);
+                if n > best.0 {
+                    // n >= 3: the first three bytes matched.
+                    best = (n, i - j);
+                    if n >= nice {
+                        break;
+                    }
+                    off = n - MIN_MATCH;
+                    mask = u32::MAX;
+                    key = self.load4(i + off);
+                }
+            }
+            link = self.prev[j & (PAGE_SIZE - 1)];
+            left -= 1;
+            if link == NIL || left == 0 {
+                break;
+            }
+        }
+        best
+    }
+
+    /// Longest match at `i`, inserting `i` into its chain.
+    #[inline]
+    fn find_and_insert(&mut self, i: usize, s: &Search) -> (usize, usize) {
+        if i + MIN_MATCH > self.len {
+            return (0, 0);
+        }
+        let h = self.hash(i);
+        let link = self.head[h];
+        self.insert(i, h);
+        self.longest(i, link, s)
+    }
+
+    /// Fast level: greedy, each position's hash chain walked at most
+    /// [`FAST_CHAIN_DEPTH`] deep (one loop, everything inlined: it is the
+    /// trainer's hot path).
+    pub(super) fn parse_greedy<S: TokenSink>(&mut self, sink: &mut S) {
+        let s = FAST;
+        let n = self.len;
+        // Positions below `last` have the 3 bytes a match needs. (`min` is a
+        // no-op that bounds `last` for the compiler: fewer bounds checks.)
+        let last = (n.min(PAGE_SIZE) + 1).saturating_sub(MIN_MATCH);
+        // Every position goes into its chain first, in one pass without
+        // data-dependent branches. The walk at `i` starts at `prev[i]`,
+        // which links only earlier positions, newest first: the same chain
+        // inserting while parsing builds, so the same tokens.
+        self.insert_run(0, last);
+        let mut i = 0;
+        while i < last {
+            let link = self.prev[i];
+            // An empty chain (common) is a literal: no walk to set up.
+            if link != NIL {
+                let (len, dist) = self.longest(i, link, &s);
+                if len >= MIN_MATCH {
+                    sink.copy(len as u16, dist as u16);
+                    i += len;
+                    continue;
+                }
+            }
+            sink.literal(self.buf[i]);
+            i += 1;
+        }
+        while i < n {
+            sink.literal(self.buf[i]);
+            i += 1;
+        }
+    }
+
+    /// Default level: lazy, each position's hash chain walked at most
+    /// [`DEFAULT_CHAIN_DEPTH`] deep; a match is deferred when the next
+    /// position has a longer one.
+    pub(super) fn parse_lazy<S: TokenSink>(&mut self, sink: &mut S) {
+        let s = DEFAULT;
+        let mut i = 0;
+        let mut cur = self.find_and_insert(0, &s);
+        while i < self.len {
+            if cur.0 < MIN_MATCH {
+                sink.literal(self.buf[i]);
+                i += 1;
+                cur = self.find_and_insert(i, &s);
+                continue;
+            }
+            // Defer if the next position starts a longer match.
+            let next = if cur.0 < s.nice {
+                self.find_and_insert(i + 1, &s)
+            } else {
+                (0, 0)
+            };
+            if next.0 > cur.0 {
+                sink.literal(self.buf[i]);
+                i += 1;
+                cur = next;
+                continue;
+            }
+            sink.copy(cur.0 as u16, cur.1 as u16);
+            // i + 1 was inserted while looking ahead, unless the match was nice.
+            let first = if cur.0 < s.nice { i + 2 } else { i + 1 };
+            for k in first..i + cur.0 {
+                self.insert_at(k);
+            }
+            i += cur.0;
+            cur = self.find_and_insert(i, &s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::structured_page;
+    use super::super::*;
+    use proptest::prelude::*;
+
+    /// The Fast parse as its definition reads: every position inserted,
+    /// the 8 most recent earlier positions with the same hash tried, newest
+    /// first, the first longest match kept, stop at 32 bytes.
+    fn reference_fast(page: &[u8]) -> Vec<Token> {
+        let mut buf = page.to_vec();
+        buf.extend_from_slice(&[0; 4]);
+        let hash = |i: usize| hash3(u32::from_le_bytes(buf[i..i + 4].try_into().unwrap()));
+        let mut seen: Vec<Vec<usize>> = vec![Vec::new(); HASH_SIZE];
+        let n = page.len();
+        let mut toks = Vec::new();
+        let mut i = 0;
+        while i < n {
+            let mut best = (0, 0);
+            if i + MIN_MATCH <= n {
+                let max = (n - i).min(MAX_MATCH);
+                for &j in seen[hash(i)].iter().rev().take(8) {
+                    let m = (0..max).take_while(|&k| page[j + k] == page[i + k]).count();
+                    if m >= MIN_MATCH && m > best.0 {
+                        best = (m, i - j);
+                        if m >= FAST_NICE.min(max) {
+                            break;
+                        }
+                    }
+                }
+            }
+            let step = if best.0 >= MIN_MATCH {
+                toks.push(Token::Match {
+                    length: best.0 as u16,
+                    distance: best.1 as u16,
+                });
+                best.0
+            } else {
+                toks.push(Token::Literal(page[i]));
+                1
+            };
+            for k in i..i + step {
+                if k + MIN_MATCH <= n {
+                    seen[hash(k)].push(k);
+                }
+            }
+            i += step;
+        }
+        toks
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "whole pages are too slow under Miri")]
+    fn fast_parse_equals_its_definition_on_runs() {
+        // Long periodic matches: deep chains of one hash, where the 8-deep
+        // walk limit decides which candidate is found.
+        let mut page = Vec::new();
+        for period in [1usize, 2, 3, 7, 8, 40, 300] {
+            let unit: Vec<u8> = (0..period).map(|k| (k * 37 % 251) as u8).collect();
+            page.extend(unit.iter().cycle().take(period * 9 + 50));
+            page.extend_from_slice(b"xyz");
+        }
+        page.truncate(PAGE_SIZE);
+        assert_eq!(fast_tokens(&page), reference_fast(&page));
+    }
+
+    /// The tokens of the Fast parse of `page`.
+    fn fast_tokens(page: &[u8]) -> Vec<Token> {
+        let mut toks = Vec::new();
+        MatchFinder::new().parse(page, Level::Fast, None, &mut toks);
+        toks
+    }
+
+    proptest! {
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn fast_parse_equals_its_definition_on_structured_pages(
+            pieces in proptest::collection::vec((0u8..3, 1usize..20, 1usize..400, any::<u64>()), 1..40)
+        ) {
+            let page = structured_page(&pieces);
+            prop_assert_eq!(fast_tokens(&page), reference_fast(&page));
+        }
+
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn fast_parse_equals_its_definition(
+            page in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), 0u8..4, any::<u8>()], 0..4096)
+        ) {
+            prop_assert_eq!(fast_tokens(&page), reference_fast(&page));
+        }
+
+    }
+}
