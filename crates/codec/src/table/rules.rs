@@ -228,7 +228,7 @@ impl std::fmt::Display for Rule {
     }
 }
 
-/// "<alphabet> symbols 3, 24..=29 have no code" for the uncoded symbols of
+/// "`alphabet` symbols 3, 24..=29 have no code" for the uncoded symbols of
 /// `lengths`, or nothing.
 fn uncoded(lengths: &[u8], alphabet: &str) -> Vec<String> {
     let missing: Vec<usize> = (0..lengths.len()).filter(|&s| lengths[s] == 0).collect();
