@@ -80,7 +80,11 @@ fn pool_bytes_are_the_class_sizes_of_the_stored_objects() {
     let pages = pages();
     let corpus = pages.concat();
     let lens: Vec<Option<usize>> = pages.iter().map(|p| object_len(&t, p)).collect();
-    assert_eq!(lens[5], Some(PAGE_SIZE), "the random page is incompressible");
+    assert_eq!(
+        lens[5],
+        Some(PAGE_SIZE),
+        "the random page is incompressible"
+    );
     let z = Zsmalloc::new();
     let mut pool = Pool::new();
     for len in lens.iter().flatten() {
