@@ -6,11 +6,16 @@
 //! Each peer compresses one page on its own (no state carried between pages)
 //! and follows zswap's rule: an output of 4096 bytes or more is
 //! incompressible. This module does not know about canned tables; cannery's
-//! own modes are in `cannery_codec`.
+//! own modes are in `cannery_codec`. Every [`Peer`] is also a
+//! [`PageCompressor`] and [`PageDecompressor`], so it runs through
+//! `cannery_codec::batch` (and the zswap model in `cannery_zswap`) like
+//! cannery's own encoder and decoder.
 
 use std::fmt;
 
+use cannery_codec::batch::{PageCompressor, PageDecompressor};
 use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::Outcome;
 
 /// Which peer compressor, at which level.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -216,6 +221,28 @@ impl Peer {
     }
 }
 
+/// A peer in the batch path: [`Peer::compress`]'s `None` (4096 bytes or
+/// more) is [`Outcome::Incompressible`].
+impl PageCompressor for Peer {
+    type Error = PeerError;
+
+    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, PeerError> {
+        Ok(match self.compress(unit, out)? {
+            Some(n) => Outcome::Compressed(n),
+            None => Outcome::Incompressible,
+        })
+    }
+}
+
+/// A peer in the batch path: [`Peer::decompress`].
+impl PageDecompressor for Peer {
+    type Error = PeerError;
+
+    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, PeerError> {
+        self.decompress(data, out)
+    }
+}
+
 /// Trains a zstd dictionary of at most `max_size` bytes on `pages`
 /// (zstd's own trainer). `None` when zstd finds too little to learn from,
 /// so callers can report it rather than fail.
@@ -268,6 +295,34 @@ mod tests {
             let mut back = vec![0u8; PAGE_SIZE];
             assert_eq!(p.decompress(&out, &mut back).unwrap(), PAGE_SIZE, "{kind}");
             assert_eq!(back, pages[3], "{kind}");
+        }
+    }
+
+    #[test]
+    fn peers_run_through_the_batch_path() {
+        use cannery_codec::batch::{BatchCompressor, BatchDecompressor, UnitStatus};
+        let pages: Vec<Vec<u8>> = (0..3).map(sample_page).collect();
+        let peers = || {
+            (0..2)
+                .map(|_| Peer::new(PeerKind::Lz4, None).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let mut bc = BatchCompressor::new(4, peers()).unwrap();
+        let mut bd = BatchDecompressor::new(4, peers()).unwrap();
+        let batch = bc.compress(pages.iter().map(|p| &p[..])).unwrap();
+        let streams: Vec<Vec<u8>> = (0..3)
+            .map(|i| {
+                assert!(matches!(batch.status(i), UnitStatus::Compressed(_)));
+                batch.data(i).unwrap().to_vec()
+            })
+            .collect();
+        let mut out = vec![0u8; 4 * PAGE_SIZE];
+        let back = bd
+            .decompress(streams.iter().map(|s| &s[..]), &mut out)
+            .unwrap();
+        for (i, page) in pages.iter().enumerate() {
+            assert_eq!(back.status(i).ok(), Some(PAGE_SIZE));
+            assert_eq!(&out[i * PAGE_SIZE..(i + 1) * PAGE_SIZE], &page[..]);
         }
     }
 

@@ -48,7 +48,7 @@
 //! allocator (`tests/no_alloc.rs`).
 //!
 //! Not here: policy (what to do with incompressible pages, pools, same-filled
-//! pages: see `cannery zswap-sim`), hardware queues (a QPL backend would
+//! pages: see `cannery_zswap::replay`), hardware queues (a QPL backend would
 //! submit all units and poll, behind the same two traits), and timing.
 
 use std::fmt;
