@@ -7,16 +7,10 @@ use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 use cannery_zswap::{run, FolioSize, Policy, Pool, Report, RunConfig, Zsmalloc};
 
+/// An incompressible page (the codec's seeded stress generator).
 fn noise(seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..PAGE_SIZE)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
-        })
-        .collect()
+    use cannery_codec::backend::stress::{page, Kind, Rng};
+    page(Kind::Random, &mut Rng::new(seed), None)
 }
 
 /// Eight pages, two 16 KiB folios: text-like and counters, one same-filled

@@ -18,7 +18,7 @@ use cannery_codec::{Level, Table};
 use cannery_trainer::eval_corpus::{eval_corpus, merge_all, EvalOptions};
 use cannery_trainer::gather::gather_all;
 use cannery_trainer::histogram::Histogram;
-use cannery_trainer::report::{train_corpus, CorpusOptions, Progress, Workload};
+use cannery_trainer::report::{train_corpus, CorpusOptions, Progress};
 use cannery_trainer::train::table_from_histogram;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
 
@@ -224,13 +224,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     }
     let corpus_arg = args.corpus.as_deref().expect("clap requires --corpus");
     let (corpus_name, sources) = source::open(corpus_arg)?;
-    let workloads: Vec<Workload<'_>> = sources
-        .iter()
-        .map(|s| Workload {
-            name: s.name.clone(),
-            source: s,
-        })
-        .collect();
+    let workloads = source::workloads(&sources);
     let opts = CorpusOptions {
         corpus: corpus_name,
         train: topts,
@@ -435,13 +429,7 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
 pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let table = load_table(&args.table)?;
     let (corpus_name, sources) = source::open(&args.corpus)?;
-    let workloads: Vec<Workload<'_>> = sources
-        .iter()
-        .map(|s| Workload {
-            name: s.name.clone(),
-            source: s,
-        })
-        .collect();
+    let workloads = source::workloads(&sources);
     let opts = EvalOptions {
         peers: !args.no_peers,
         table: args.table_args.options(),

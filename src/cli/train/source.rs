@@ -7,6 +7,7 @@
 //! `cannery_trainer::corpus::FileSource`. Live
 //! processes (`stats --pid`) are handled in `mod.rs`; this module only reads files.
 
+use cannery_trainer::report::Workload;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -60,6 +61,17 @@ pub fn resolve(arg: &str) -> anyhow::Result<PathBuf> {
 }
 
 /// Opens a corpus: its workloads, sorted by name.
+/// The trainer's view of `sources`: one [`Workload`] per source.
+pub fn workloads(sources: &[WorkloadSource]) -> Vec<Workload<'_>> {
+    sources
+        .iter()
+        .map(|s| Workload {
+            name: s.name.clone(),
+            source: s,
+        })
+        .collect()
+}
+
 pub fn open(arg: &str) -> anyhow::Result<(String, Vec<WorkloadSource>)> {
     let path = resolve(arg)?;
     let corpus = Corpus::open(&path).map_err(|e| anyhow::anyhow!("{e}"))?;
