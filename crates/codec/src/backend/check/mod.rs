@@ -1,18 +1,19 @@
 //! The checks behind `cannery validate` and `cannery fuzz`: one page through
 //! one (compressor, decompressor) pair ([`pair`]), the matrix of every pair
-//! with its counts and verdict ([`matrix`]), and what the machine says about
-//! IAA and QAT devices ([`devices`]). Which tables a backend accepts comes
-//! from its capabilities and [`crate::table::rules`]; nothing here decides
-//! it by backend name, prints, or writes files.
+//! with its counts and verdict ([`matrix`]) and its text ([`render`]), and
+//! what the machine says about IAA and QAT devices ([`devices`]). Which
+//! tables a backend accepts comes from its capabilities and
+//! [`crate::table::rules`]; nothing here decides it by backend name, prints,
+//! or writes files.
 
 pub mod devices;
 pub mod matrix;
 pub mod pair;
+pub mod render;
 
 pub use devices::{iaa_devices, qat_devices};
-pub use matrix::{
-    render_matrix, run_matrix, Cell, Counts, Failure, FailureCase, MatrixSpec, Reproducer, Verdict,
-};
+pub use matrix::{run_matrix, Cell, Counts, Failure, FailureCase, MatrixSpec, Reproducer, Verdict};
 pub use pair::{
     check_pair, check_stream, reencode_canned, PairOutcome, PairResult, Reencode, QPL_SW_TAIL,
 };
+pub use render::render_matrix;
