@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bench;
+pub mod bounds;
 pub mod cluster;
 pub mod code_lengths;
 pub mod corpus;
