@@ -95,7 +95,7 @@ fn histogram_tables() -> Vec<Table> {
 /// Pages like memory: the shared samples plus text and records.
 fn pages() -> Vec<Vec<u8>> {
     let mut v = common::sample_pages();
-    let text: Vec<u8> = include_str!("../src/table/header.rs")
+    let text: Vec<u8> = include_str!("data/source-text.txt")
         .bytes()
         .cycle()
         .take(PAGE_SIZE)

@@ -1,0 +1,306 @@
+//! The byte-aligned header search: among the encodings of the same code
+//! lengths (how runs split into repeat codes 16/17/18, which code-length
+//! code, HCLEN), the fewest bits that end on a byte boundary. Two exact
+//! searches alternate from the greedy encoding: a DP over run splits ×
+//! bits mod 8 for a fixed code-length code ([`Dp`]), and a search over
+//! complete code-length codes × HCLEN for fixed runs ([`aligned_tree`]).
+//! Not proven optimal overall; it writes no bits (the parent emits them).
+
+use super::*;
+
+pub(super) const INF: u32 = u32::MAX;
+
+/// For one code-length code: the fewest body bits (the run-length coded
+/// lengths, without BFINAL..the code-length code) in each residue mod 8, and
+/// how to get there. Segments are `[0, hlit)` and `[hlit, len)`: no item
+/// crosses `hlit`, and a repeat (16) never starts a segment.
+pub(super) struct Dp {
+    /// `cost[i * 8 + r]`: fewest bits coding `seq[..i]` with bits ≡ r (mod 8).
+    cost: Vec<u32>,
+    /// The last item on that best path and the residue before it.
+    back: Vec<(ClItem, u8)>,
+    n: usize,
+}
+
+impl Dp {
+    pub(super) fn run(seq: &[u8], hlit: usize, cl: &[u8; NUM_CODE_LEN_SYMBOLS]) -> Dp {
+        let n = seq.len();
+        // Runs within the segment: equal lengths from i on, and lengths equal
+        // to seq[i - 1] from i on (0 at a segment start).
+        let mut same = vec![0usize; n + 1];
+        let mut prev_run = vec![0usize; n + 1];
+        for i in (0..n).rev() {
+            let seg_end = if i < hlit { hlit } else { n };
+            same[i] = if i + 1 < seg_end && seq[i + 1] == seq[i] {
+                same[i + 1] + 1
+            } else {
+                1
+            };
+            prev_run[i] = if i == 0 || i == hlit {
+                0
+            } else if seq[i] == seq[i - 1] {
+                same[i]
+            } else {
+                0
+            };
+        }
+        let mut cost = vec![INF; (n + 1) * 8];
+        let mut back = vec![
+            (
+                ClItem {
+                    symbol: 0,
+                    extra: 0
+                },
+                0u8
+            );
+            (n + 1) * 8
+        ];
+        cost[0] = 0;
+        let relax = |cost: &mut Vec<u32>,
+                     back: &mut Vec<(ClItem, u8)>,
+                     from: usize,
+                     r: usize,
+                     c: u32,
+                     item: ClItem| {
+            let bits = cl[item.symbol as usize] as u32 + extra_bits(item.symbol as usize);
+            let to = from + item.run();
+            let nr = (r + bits as usize) % 8;
+            let k = to * 8 + nr;
+            if c + bits < cost[k] {
+                cost[k] = c + bits;
+                back[k] = (item, r as u8);
+            }
+        };
+        for i in 0..n {
+            let v = seq[i];
+            for r in 0..8 {
+                let c = cost[i * 8 + r];
+                if c == INF {
+                    continue;
+                }
+                if cl[v as usize] != 0 {
+                    relax(
+                        &mut cost,
+                        &mut back,
+                        i,
+                        r,
+                        c,
+                        ClItem {
+                            symbol: v,
+                            extra: 0,
+                        },
+                    );
+                }
+                // Repeat codes: (symbol, shortest run, longest run here).
+                let zeros = if v == 0 { same[i] } else { 0 };
+                for (symbol, min, max) in [
+                    (16u8, 3, prev_run[i].min(6)),
+                    (17, 3, zeros.min(10)),
+                    (18, 11, zeros.min(138)),
+                ] {
+                    if cl[symbol as usize] == 0 {
+                        continue;
+                    }
+                    for run in min..=max {
+                        let item = ClItem {
+                            symbol,
+                            extra: (run - min) as u8,
+                        };
+                        relax(&mut cost, &mut back, i, r, c, item);
+                    }
+                }
+            }
+        }
+        Dp { cost, back, n }
+    }
+
+    /// Fewest body bits ending in residue `r`, if reachable.
+    pub(super) fn best(&self, r: usize) -> Option<u32> {
+        let c = self.cost[self.n * 8 + r];
+        (c != INF).then_some(c)
+    }
+
+    /// The items of the best path ending in residue `r` (reachable).
+    pub(super) fn items(&self, mut r: usize) -> Vec<ClItem> {
+        let mut items = Vec::new();
+        let mut i = self.n;
+        while i > 0 {
+            let (item, pr) = self.back[i * 8 + r];
+            items.push(item);
+            i -= item.run();
+            r = pr as usize;
+        }
+        items.reverse();
+        items
+    }
+}
+
+/// Rounds of alternating between the two searches below.
+pub(super) const ROUNDS: usize = 4;
+
+/// Kraft sum of a complete code-length code in units of 2^-7.
+pub(super) const CL_KRAFT: usize = 1 << MAX_CODE_LEN_CODE_LEN;
+
+/// How far from its Huffman length [`aligned_tree`] moves a used symbol.
+pub(super) const TREE_WINDOW: u8 = 1;
+
+/// For fixed `items`: the complete code-length code (lengths ≤ 7, every
+/// symbol `items` uses coded) and HCLEN that make the header shortest among
+/// those a whole number of bytes long, if any.
+///
+/// A DP over the used symbols × Kraft sum so far × body bits mod 8, each
+/// used symbol within [`TREE_WINDOW`] of its Huffman length. Unused symbols
+/// cost nothing but can fill the rest of the Kraft sum: a remainder of `f`
+/// units of 2^-7 needs `popcount(f)` of them among the first HCLEN entries.
+pub(super) fn aligned_tree(items: &[ClItem]) -> Option<Encoding> {
+    let mut used = [0u64; NUM_CODE_LEN_SYMBOLS];
+    let mut extra = 0usize;
+    for it in items {
+        used[it.symbol as usize] += 1;
+        extra += extra_bits(it.symbol as usize) as usize;
+    }
+    let huffman = limited_code_lengths(&used, MAX_CODE_LEN_CODE_LEN);
+    // Used symbols in CODE_LEN_ORDER, with their order positions.
+    let syms: Vec<(usize, usize)> = CODE_LEN_ORDER
+        .iter()
+        .enumerate()
+        .filter(|&(_, &s)| used[s] > 0)
+        .map(|(p, &s)| (p, s))
+        .collect();
+    let last_pos = syms.last()?.0;
+    const W: usize = (CL_KRAFT + 1) * 8;
+    let idx = |kraft: usize, r: usize| kraft * 8 + r;
+    // cost[j]: after the first j used symbols; choice[j]: the length given
+    // to used symbol j - 1 on the best path into each state.
+    let mut cost = vec![[INF; W]; syms.len() + 1];
+    let mut choice = vec![[0u8; W]; syms.len() + 1];
+    cost[0][idx(0, 0)] = 0;
+    for (j, &(_, s)) in syms.iter().enumerate() {
+        let n = used[s] as u32;
+        let h = huffman[s];
+        let lo = h.saturating_sub(TREE_WINDOW).max(1);
+        let hi = (h + TREE_WINDOW).min(MAX_CODE_LEN_CODE_LEN);
+        let (done, rest) = cost.split_at_mut(j + 1);
+        let (from, to) = (&done[j], &mut rest[0]);
+        let ch = &mut choice[j + 1];
+        for kraft in 0..CL_KRAFT {
+            for r in 0..8 {
+                let c = from[idx(kraft, r)];
+                if c == INF {
+                    continue;
+                }
+                for len in lo..=hi {
+                    let nk = kraft + (CL_KRAFT >> len);
+                    if nk > CL_KRAFT {
+                        continue;
+                    }
+                    let add = n * len as u32;
+                    let k = idx(nk, (r + add as usize) % 8);
+                    if c + add < to[k] {
+                        to[k] = c + add;
+                        ch[k] = len;
+                    }
+                }
+            }
+        }
+    }
+    let fin = &cost[syms.len()];
+    // (total bits, hclen, Kraft sum of the used symbols, residue)
+    let mut best: Option<(usize, usize, usize, usize)> = None;
+    for hclen in (last_pos + 1).max(4)..=NUM_CODE_LEN_SYMBOLS {
+        let spare = CODE_LEN_ORDER[..hclen]
+            .iter()
+            .filter(|&&s| used[s] == 0)
+            .count() as u32;
+        let r = (8 - (17 + 3 * hclen + extra) % 8) % 8;
+        for kraft in 1..=CL_KRAFT {
+            let c = fin[idx(kraft, r)];
+            if c == INF || ((CL_KRAFT - kraft) as u32).count_ones() > spare {
+                continue;
+            }
+            let total = 17 + 3 * hclen + extra + c as usize;
+            if best.is_none_or(|b| total < b.0) {
+                best = Some((total, hclen, kraft, r));
+            }
+        }
+    }
+    let (_, hclen, mut kraft, mut r) = best?;
+    let mut cl_lengths = [0u8; NUM_CODE_LEN_SYMBOLS];
+    // Unused symbols among the first HCLEN entries fill the Kraft sum.
+    let mut fill = CL_KRAFT - kraft;
+    for &s in CODE_LEN_ORDER[..hclen].iter().filter(|&&s| used[s] == 0) {
+        if fill == 0 {
+            break;
+        }
+        let unit: usize = 1 << fill.trailing_zeros();
+        cl_lengths[s] = MAX_CODE_LEN_CODE_LEN - unit.trailing_zeros() as u8;
+        fill -= unit;
+    }
+    debug_assert_eq!(fill, 0);
+    for j in (1..=syms.len()).rev() {
+        let s = syms[j - 1].1;
+        let len = choice[j][idx(kraft, r)];
+        cl_lengths[s] = len;
+        kraft -= CL_KRAFT >> len;
+        r = (r + 8 - (used[s] as usize * len as usize) % 8) % 8;
+    }
+    debug_assert_eq!((kraft, r), (0, 0));
+    Some(Encoding {
+        hclen,
+        cl_lengths,
+        items: items.to_vec(),
+    })
+}
+
+/// The shortest byte-aligned encoding found, if any, by alternating two
+/// exact searches: for a code-length code, the best run-length coding in
+/// every residue mod 8 ([`Dp`], combined with every HCLEN allowed); for the
+/// items of each such coding, the best aligned code-length code and HCLEN
+/// ([`aligned_tree`]). Starts from the greedy coding; each round can only
+/// shorten the best header, and stops when the code repeats.
+pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encoding> {
+    let mut best = aligned_tree(&start.items);
+    let mut tried: Vec<[u8; NUM_CODE_LEN_SYMBOLS]> = Vec::new();
+    let mut cl = best.as_ref().map_or(start.cl_lengths, |e| e.cl_lengths);
+    let keep = |best: &mut Option<Encoding>, e: Encoding| {
+        if best.as_ref().is_none_or(|b| e.bits() < b.bits()) {
+            *best = Some(e);
+        }
+    };
+    for _ in 0..ROUNDS {
+        if tried.contains(&cl) {
+            break;
+        }
+        tried.push(cl);
+        debug_assert_eq!(kraft_sum(&cl), KRAFT_COMPLETE);
+        let dp = Dp::run(seq, hlit, &cl);
+        for hclen in min_hclen(&cl)..=NUM_CODE_LEN_SYMBOLS {
+            let r = (8 - (17 + 3 * hclen) % 8) % 8;
+            if dp.best(r).is_some() {
+                let e = Encoding {
+                    hclen,
+                    cl_lengths: cl,
+                    items: dp.items(r),
+                };
+                keep(&mut best, e);
+            }
+        }
+        for r in (0..8).filter(|&r| dp.best(r).is_some()) {
+            let items = dp.items(r);
+            // No code-length code does better than the Huffman code of the
+            // items with the smallest HCLEN: skip items that cannot win.
+            let bound = greedy_bits(&items);
+            if best.as_ref().is_some_and(|b| bound >= b.bits()) {
+                continue;
+            }
+            if let Some(e) = aligned_tree(&items) {
+                keep(&mut best, e);
+            }
+        }
+        match &best {
+            Some(b) => cl = b.cl_lengths,
+            None => break,
+        }
+    }
+    best
+}
