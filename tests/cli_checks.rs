@@ -73,6 +73,59 @@ fn validate_counts_every_cell_and_passes_when_all_ran() {
         .any(|r| r["backend"] == "zlib" && r["rule"] == "standard" && r["ok"] == true));
 }
 
+/// Corpus names follow one rule everywhere: `validate`, `zswap-sim` and
+/// `bench` find `corpora/NAME` from a subdirectory, as `train` does.
+#[test]
+fn a_bare_corpus_name_is_found_from_a_subdirectory() {
+    let sub = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    for args in [
+        &[
+            "validate",
+            "--table",
+            "kernel-2024",
+            "--corpus",
+            "fleet-snapshots",
+            "--backends",
+            "software",
+            "--modes",
+            "canned",
+            "--max-pages",
+            "3",
+        ][..],
+        &[
+            "zswap-sim",
+            "--corpus",
+            "fleet-snapshots",
+            "--table",
+            "kernel-2024",
+            "--mode",
+            "canned",
+            "--max-pages",
+            "20",
+        ][..],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_cannery"))
+            .args(args)
+            .current_dir(&sub)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}: {}", args[0], stderr(&o));
+    }
+    let o = cannery(&[
+        "validate",
+        "--table",
+        "kernel-2024",
+        "--corpus",
+        "no-such-corpus",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no corpora/no-such-corpus in the current directory or any parent"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn validate_fails_when_a_backend_cannot_use_the_table_unless_skips_are_allowed() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,7 +10,6 @@
 use cannery_trainer::report::Workload;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
 use cannery_capture::corpus::Corpus;
 use cannery_trainer::corpus::FileSource;
 use cannery_trainer::pages::{PageSource, PageStream, SourceError};
@@ -33,31 +32,10 @@ impl PageSource for WorkloadSource {
     }
 }
 
-/// Where `--corpus NAME|PATH` points: the path itself if it exists, else
-/// `corpora/NAME` under the current directory, then under the repository
-/// root (found by walking up to a directory holding `corpora/`).
+/// Where `--corpus NAME|PATH` points, by page-capture's one rule
+/// ([`cannery_capture::corpus::resolve`]).
 pub fn resolve(arg: &str) -> anyhow::Result<PathBuf> {
-    let p = Path::new(arg);
-    if p.exists() {
-        return Ok(p.to_path_buf());
-    }
-    if p.components().count() == 1 {
-        let mut dir = std::env::current_dir().context("cannot read the current directory")?;
-        loop {
-            let cand = dir.join("corpora").join(arg);
-            if cand.exists() {
-                return Ok(cand);
-            }
-            if !dir.pop() {
-                break;
-            }
-        }
-        bail!(
-            "corpus {arg:?} not found: no such path, and no corpora/{arg} in the current \
-             directory or any parent"
-        );
-    }
-    bail!("corpus {} not found", p.display());
+    Ok(cannery_capture::corpus::resolve(Path::new(arg))?)
 }
 
 /// Opens a corpus: its workloads, sorted by name.

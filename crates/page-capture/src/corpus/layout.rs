@@ -32,22 +32,51 @@ pub struct Workload {
 /// The corpora directory searched when a bare name is given.
 pub const CORPORA_DIR: &str = "corpora";
 
-impl Corpus {
-    /// Open a corpus. A directory: each sub-directory holding page files is
-    /// a workload, and page files directly inside form one workload named
-    /// after the directory; other files (READMEs, scripts) are ignored. A
-    /// file: one workload named after the file stem. If `path` does not exist
-    /// and is a bare name (one component), `corpora/NAME` under the current
-    /// directory is tried, so `--corpus fleet-snapshots` works from the
-    /// repository root.
-    pub fn open(path: &Path) -> Result<Corpus> {
-        let mut root = path.to_path_buf();
-        if !root.exists() && path.components().count() == 1 {
-            let alt = Path::new(CORPORA_DIR).join(path);
-            if alt.exists() {
-                root = alt;
+/// The one rule for naming a corpus: an existing path is used as it is; a
+/// bare name (one component) that is not a path is looked up as
+/// `corpora/NAME` in the current directory, then in each parent, so
+/// `--corpus fleet-snapshots` works anywhere inside the repository. Any
+/// other missing path is [`ErrorKind::NotFound`].
+pub fn resolve(path: &Path) -> Result<PathBuf> {
+    if path.exists() {
+        return Ok(path.to_path_buf());
+    }
+    if path.components().count() == 1 {
+        let mut dir = std::env::current_dir()
+            .map_err(|e| Error::io(Path::new("."), "cannot read the current directory", e))?;
+        loop {
+            let cand = dir.join(CORPORA_DIR).join(path);
+            if cand.exists() {
+                return Ok(cand);
+            }
+            if !dir.pop() {
+                break;
             }
         }
+        return Err(Error::new(
+            ErrorKind::NotFound,
+            format!(
+                "corpus {:?} not found: no such path, and no {CORPORA_DIR}/{} in the current \
+                 directory or any parent",
+                path.display().to_string(),
+                path.display()
+            ),
+        ));
+    }
+    Err(Error::new(
+        ErrorKind::NotFound,
+        format!("corpus {} not found", path.display()),
+    ))
+}
+
+impl Corpus {
+    /// Open a corpus named by [`resolve`]'s rule. A directory: each
+    /// sub-directory holding page files is a workload, and page files
+    /// directly inside form one workload named after the directory; other
+    /// files (READMEs, scripts) are ignored. A file: one workload named after
+    /// the file stem.
+    pub fn open(path: &Path) -> Result<Corpus> {
+        let root = resolve(path)?;
         let meta =
             std::fs::metadata(&root).map_err(|e| Error::io(&root, "cannot open corpus", e))?;
         let mut workloads = Vec::new();
