@@ -187,6 +187,8 @@ impl Rule {
                 }
                 v
             }
+            // The encoder's own check decides; this only words the answer.
+            Rule::Encodable if table.first_uncoded_symbol().is_none() => Vec::new(),
             Rule::Encodable => {
                 let mut v = uncoded(&l.litlen, "literal/length");
                 v.extend(uncoded(&l.dist[..NUM_DIST_4K], "distance"));
