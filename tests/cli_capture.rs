@@ -92,7 +92,27 @@ fn spawned_workload_is_captured_and_readable() {
     let w = &v["workloads"][0];
     assert_eq!(w["files"][0]["label"], "shell");
     assert!(w["scanned_pages"].as_u64().unwrap() > 0);
-    // Missing workload: a one-line error, non-zero exit.
-    let o = cannery(&["capture", "--out", s(&out), "--", "/nonexistent/program"]);
+    let before = std::fs::read(&out).unwrap();
+    // The snapshot exists: without --force it is kept and nothing runs.
+    let o = cannery(&["capture", "--out", s(&out), "--", "/bin/true"]);
     assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("already exists"), "{err}");
+    // Missing workload, even with --force: a one-line error, non-zero exit,
+    // and the snapshot is left as it was, with no temporary file beside it.
+    let o = cannery(&[
+        "capture",
+        "-f",
+        "--out",
+        s(&out),
+        "--",
+        "/nonexistent/program",
+    ]);
+    assert!(!o.status.success());
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    let names: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".partial")), "{names:?}");
 }

@@ -169,6 +169,7 @@ def capture(
     redact_secrets: bool = False,
     file_private: bool = False,
     level: int = 9,
+    force: bool = False,
 ) -> dict[str, Any]: ...
 
 @final

@@ -12,10 +12,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cannery_capture::capture::DEFAULT_SEED;
+use cannery_capture::output::Existing;
 use cannery_capture::session::{capture_pid, Schedule};
 use cannery_capture::snapshot::writer::DEFAULT_LEVEL;
 use cannery_capture::{CaptureOptions, ErrorKind};
-use pyo3::exceptions::{PyFileNotFoundError, PyKeyboardInterrupt, PyOSError};
+use pyo3::exceptions::{PyFileExistsError, PyFileNotFoundError, PyKeyboardInterrupt, PyOSError};
 use pyo3::prelude::*;
 
 use crate::errors::{error, invalid, Kind};
@@ -28,6 +29,7 @@ const _: () = assert!(DEFAULT_LEVEL == 9);
 fn capture_error(e: cannery_capture::Error) -> PyErr {
     match e.kind() {
         ErrorKind::NotFound => PyFileNotFoundError::new_err(e.to_string()),
+        ErrorKind::AlreadyExists => PyFileExistsError::new_err(e.to_string()),
         ErrorKind::Io => PyOSError::new_err(e.to_string()),
         ErrorKind::InvalidInput => invalid(e),
         _ => error(Kind::Capture, e),
@@ -44,14 +46,16 @@ fn capture_error(e: cannery_capture::Error) -> PyErr {
 /// it, at most `max_pause` seconds), `dedup`, `max_pages`, `sample_rate`,
 /// `seed`, `redact_secrets` (drop pages that look like secrets),
 /// `file_private` (also copy-on-write pages of private file mappings) and
-/// the zstd `level`. Snapshots contain raw memory: whatever secrets the
+/// the zstd `level`. An existing file at `out` is kept (FileExistsError)
+/// unless `force`; a capture that fails or takes no sample writes nothing.
+/// Snapshots contain raw memory: whatever secrets the
 /// process held. Needs ptrace access to `pid` (same user and a permissive
 /// `kernel.yama.ptrace_scope`, or CAP_SYS_PTRACE); raises CaptureError
 /// otherwise, or if the process is gone.
 #[pyfunction]
 #[pyo3(signature = (pid, out, *, samples=1, interval=1.0, label=None, children=false,
     freeze=false, max_pause=0.5, dedup=false, max_pages=None, sample_rate=1.0,
-    seed=828927532781, redact_secrets=false, file_private=false, level=9))]
+    seed=828927532781, redact_secrets=false, file_private=false, level=9, force=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn capture<'py>(
     py: Python<'py>,
@@ -70,6 +74,7 @@ pub fn capture<'py>(
     redact_secrets: bool,
     file_private: bool,
     level: i32,
+    force: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let seconds = |what: &str, v: f64| {
         if v.is_finite() && v >= 0.0 {
@@ -107,7 +112,15 @@ pub fn capture<'py>(
     let (result, interrupted) = py.allow_threads(|| {
         cannery_capture::interrupt::reset();
         // Restores the interpreter's handlers before returning.
-        let r = capture_pid(pid, label.as_deref(), &opts, &sched, &out, level);
+        let r = capture_pid(
+            pid,
+            label.as_deref(),
+            &opts,
+            &sched,
+            &out,
+            Existing::replace_if(force),
+            level,
+        );
         let interrupted = cannery_capture::interrupt::interrupted();
         cannery_capture::interrupt::reset();
         (r, interrupted)

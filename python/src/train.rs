@@ -330,10 +330,7 @@ pub fn _cross_evaluate<'py>(
                 .iter()
                 .map(|(name, s)| {
                     let ev = evaluate(s, &spec)?;
-                    let same = (ev.same_filled_seen
-                        + cannery_trainer::PageSource::uncounted_same_filled(s))
-                        as f64;
-                    Ok((name.clone(), ev.results(same)))
+                    Ok((name.clone(), ev.results()))
                 })
                 .collect::<Result<Vec<_>, TrainError>>()
         })

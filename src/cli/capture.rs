@@ -4,6 +4,7 @@
 //! `cannery_capture::session`.
 
 use anyhow::{bail, Context};
+use cannery_capture::output::Existing;
 use cannery_capture::session::{self, Schedule, SessionReport, WorkloadSpec};
 use cannery_capture::CaptureOptions;
 use clap::{Args, ValueEnum};
@@ -28,9 +29,13 @@ pub struct CaptureArgs {
     /// Attach to this running process instead of starting a command.
     #[arg(long, conflicts_with = "command")]
     pub pid: Option<u32>,
-    /// Output snapshot file.
+    /// Output snapshot file (written when the capture ends; an existing
+    /// file is kept unless --force).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
+    /// Replace an existing output file.
+    #[arg(long, short = 'f')]
+    pub force: bool,
     /// Workload label stored in the snapshot (default: the command name).
     #[arg(long)]
     pub label: Option<String>,
@@ -149,6 +154,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
             &opts,
             &sched,
             &args.out,
+            Existing::replace_if(args.force),
             args.level,
         )?,
         (None, false) => {
@@ -166,8 +172,16 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default()
             });
-            session::run_workload(&spec, &label, &opts, &sched, &args.out, args.level)
-                .with_context(|| format!("capturing workload {:?}", spec.program))?
+            session::run_workload(
+                &spec,
+                &label,
+                &opts,
+                &sched,
+                &args.out,
+                Existing::replace_if(args.force),
+                args.level,
+            )
+            .with_context(|| format!("capturing workload {:?}", spec.program))?
         }
         (Some(_), false) => bail!("give either --pid or a command after --, not both"),
         (None, true) => {
@@ -178,13 +192,6 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
     if report.end_reason == "interrupted" {
         // The snapshot is finalized; exit like an interrupted command.
         std::process::exit(130);
-    }
-    if report.header.samples == 0 {
-        bail!(
-            "no sample was taken ({}); {} is a valid but empty snapshot",
-            report.end_reason,
-            args.out.display()
-        );
     }
     Ok(())
 }

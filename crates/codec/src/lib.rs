@@ -25,6 +25,7 @@ pub mod encode;
 pub mod huffman;
 pub mod lz77;
 pub mod mode;
+pub mod ratio;
 pub mod records;
 pub mod table;
 pub mod token;

@@ -3,16 +3,15 @@
 //! reader, never loaded whole. Shared by the CLI and the Python package.
 //!
 //! Zero and same-filled pages that snapshots counted instead of storing are
-//! reported through [`PageSource::uncounted_same_filled`], scaled by the
-//! share of the other pages that was stored (capture samples and
-//! deduplicates the pages it stores, but counts every zero page), so they
-//! stay in proportion to the pages actually read. This module does not
+//! reported through [`PageSource::uncounted_same_filled`], in proportion to
+//! the pages stored (the capture crate's
+//! `PageCounts::unstored_same_filled`). This module does not
 //! resolve corpus names or group files into workloads (`cannery_capture::Corpus`
 //! does that).
 
 use std::path::PathBuf;
 
-use cannery_capture::corpus::open_pages;
+use cannery_capture::corpus::{open_pages, unstored_same_filled};
 
 use crate::pages::{PageSource, PageStream, SourceError};
 
@@ -26,19 +25,7 @@ pub struct FileSource {
 impl FileSource {
     /// A source over `files`; opens each once to read its header counts.
     pub fn new(files: Vec<PathBuf>) -> Result<FileSource, cannery_capture::Error> {
-        let mut uncounted = 0;
-        for f in &files {
-            let r = open_pages(f)?;
-            let h = r.header();
-            if !h.raw {
-                let c = &h.counts;
-                let candidates = c.stored + c.sampled_out + c.duplicate + c.redacted;
-                if candidates > 0 {
-                    let share = c.stored as f64 / candidates as f64;
-                    uncounted += ((c.zero + c.same_filled) as f64 * share).round() as u64;
-                }
-            }
-        }
+        let uncounted = unstored_same_filled(&files)?.round() as u64;
         Ok(FileSource { files, uncounted })
     }
 

@@ -52,7 +52,8 @@ pub struct WorkloadEval {
     pub name: String,
     /// Pages evaluated (not same-filled).
     pub pages: u64,
-    /// Same-filled pages: seen, plus those counted at capture.
+    /// Same-filled pages attributed to the evaluated pages (their share of
+    /// the workload's, `cannery_codec::ratio`).
     pub same_filled_pages: f64,
     /// Results by mode name.
     pub modes: BTreeMap<String, ModeResult>,
@@ -134,7 +135,7 @@ pub fn eval_corpus(
     for w in workloads {
         progress(&w.name);
         let ev = evaluate(w.source, &spec)?;
-        let same = (ev.same_filled_seen + w.source.uncounted_same_filled()) as f64;
+        let same = ev.same_filled_attributed();
         let d = if ev.counts.pages > 0 {
             Some(drift(table, &ev.counts, &opts.table)?)
         } else {
@@ -144,7 +145,7 @@ pub fn eval_corpus(
             name: w.name.clone(),
             pages: ev.pages,
             same_filled_pages: same,
-            modes: ev.results(same),
+            modes: ev.results(),
             drift: d,
         });
         counts.push(ev.counts);

@@ -2,15 +2,9 @@
 //! [`EvalSpec`] and tallies ratio, effective ratio and incompressible pages
 //! per mode; also the drift of a table from a corpus' own optimal table.
 //!
-//! Definitions (used in every report):
-//! - **ratio** = Σ page bytes / Σ compressed bytes over the evaluated pages,
-//!   an incompressible page (output ≥ 4096 bytes) counting 4096: zswap
-//!   stores it raw.
-//! - **effective ratio** = the same, plus the zero and same-filled pages of
-//!   the same pages' share of the data in the numerator at 4096 bytes each
-//!   and ~0 bytes in the denominator (zswap keeps only their fill value):
-//!   what zswap's pool actually saves on that workload.
-//! - **incompressible pages**: pages whose output would reach 4096 bytes.
+//! Ratio and effective ratio are defined in `cannery_codec::ratio` (one
+//! definition for every report); **incompressible pages** are pages whose
+//! output would reach 4096 bytes.
 //!
 //! Canned sizes at the `fast` (iaa) parse do not depend on the table's
 //! costs, so for extra tables (fleet, kernel-2024, cross-workload, cluster
@@ -25,6 +19,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::ratio::{self, SameFilledShare};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 
 use crate::error::TrainError;
@@ -71,10 +66,13 @@ impl Tally {
     /// attributed to these pages (for the effective ratio).
     pub fn result(&self, same_filled: f64) -> ModeResult {
         let bytes_in = self.pages * PAGE_SIZE as u64;
-        let out = self.bytes_out.max(1) as f64;
         ModeResult {
-            ratio: round4(bytes_in as f64 / out),
-            effective_ratio: round4((bytes_in as f64 + same_filled * PAGE_SIZE as f64) / out),
+            ratio: round4(ratio::ratio(self.pages, self.bytes_out)),
+            effective_ratio: round4(ratio::effective_ratio(
+                self.pages,
+                same_filled,
+                self.bytes_out,
+            )),
             incompressible_pages: self.incompressible,
             pages: self.pages,
             bytes_in,
@@ -196,16 +194,27 @@ pub struct Evaluation {
     pub pages: u64,
     /// Zero/same-filled pages among the selected part of the stream.
     pub same_filled_seen: u64,
+    /// The whole stream's same-filled pages (seen in every part, plus those
+    /// the source counted without yielding) beside its other pages.
+    pub same_filled: SameFilledShare,
     /// Symbol statistics of the evaluated pages at the fast (iaa) parse.
     pub counts: Histogram,
 }
 
 impl Evaluation {
-    /// Results by mode, attributing `same_filled` same-filled pages to these pages.
-    pub fn results(&self, same_filled: f64) -> BTreeMap<String, ModeResult> {
+    /// Same-filled pages attributed to the evaluated pages: their share of
+    /// the stream's (`cannery_codec::ratio`).
+    pub fn same_filled_attributed(&self) -> f64 {
+        self.same_filled.attributed(self.pages)
+    }
+
+    /// Results by mode, with [`Evaluation::same_filled_attributed`] pages
+    /// in the effective ratio.
+    pub fn results(&self) -> BTreeMap<String, ModeResult> {
+        let same = self.same_filled_attributed();
         self.tallies
             .iter()
-            .map(|(k, t)| (k.clone(), t.result(same_filled)))
+            .map(|(k, t)| (k.clone(), t.result(same)))
             .collect()
     }
 }
@@ -330,18 +339,28 @@ pub fn evaluate<S: PageSource + ?Sized>(
         }
         Ok(())
     };
+    // Every page of the stream, selected or not, for the workload's
+    // same-filled share (the effective ratio's attribution).
+    let (mut all_same, mut all_other) = (0u64, 0u64);
     for_each_chunk(source, |chunk| {
-        let selected: Vec<usize> = chunk
+        // (selected, same-filled) per page.
+        let marks: Vec<(bool, bool)> = chunk
             .par_iter()
-            .enumerate()
-            .filter(|(_, p)| spec.part.is_none_or(|part| spec.split.part(p) == part))
-            .map(|(i, _)| i)
+            .map(|p| {
+                let selected = spec.part.is_none_or(|part| spec.split.part(p) == part);
+                (selected, same_filled(p).is_some())
+            })
             .collect();
-        for i in selected {
-            if same_filled(&chunk[i]).is_some() {
-                same_seen += 1;
+        for (i, &(selected, same)) in marks.iter().enumerate() {
+            if same {
+                all_same += 1;
             } else {
-                batch.push((index_base + i as u64, chunk[i].clone()));
+                all_other += 1;
+            }
+            match (selected, same) {
+                (false, _) => {}
+                (true, true) => same_seen += 1,
+                (true, false) => batch.push((index_base + i as u64, chunk[i].clone())),
             }
         }
         index_base += chunk.len() as u64;
@@ -352,10 +371,12 @@ pub fn evaluate<S: PageSource + ?Sized>(
     })?;
     measure(&mut batch)?;
     counts.same_filled_pages = same_seen;
+    let unstored = source.uncounted_same_filled();
     Ok(Evaluation {
         tallies: names.into_iter().zip(tallies).collect(),
         pages,
         same_filled_seen: same_seen,
+        same_filled: SameFilledShare::new((all_same + unstored) as f64, all_other),
         counts,
     })
 }
@@ -485,7 +506,7 @@ mod tests {
         spec.fast_tables.push(("kernel-2024".into(), &k));
         let ev = evaluate(&pages, &spec).unwrap();
         assert!(ev.pages > 30);
-        let r = ev.results(0.0);
+        let r = ev.results();
         for l in ["canned-fast", "canned-default", "canned-best"] {
             assert_eq!(r[l].pages, ev.pages, "{l}");
         }

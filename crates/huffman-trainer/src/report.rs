@@ -397,11 +397,8 @@ pub fn train_corpus(
             ));
         }
         let ev = evaluate(w.source, &spec)?;
-        // Same-filled pages of the test share: those seen in the test part,
-        // plus the capture-counted ones scaled by the test fraction.
-        let same =
-            ev.same_filled_seen as f64 + s.uncounted_same_filled as f64 * split.test_fraction;
-        let mut modes = ev.results(same);
+        let same = ev.same_filled_attributed();
+        let mut modes = ev.results();
         fleet_same += same;
         // Fleet "canned-<level>" sums each workload's own table (the
         // fleet table for skipped workloads).

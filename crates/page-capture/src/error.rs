@@ -30,6 +30,10 @@ pub enum ErrorKind {
     InvalidInput,
     /// A path that does not exist.
     NotFound,
+    /// An output file that exists and is not to be replaced.
+    AlreadyExists,
+    /// A capture ended before its first sample (nothing was written).
+    NoSample,
     /// The workload command could not be started.
     Spawn,
     /// A ptrace request (used by `--freeze`) failed.

@@ -107,6 +107,7 @@ pub mod filter;
 pub mod freeze;
 pub mod interrupt;
 pub mod maps;
+pub mod output;
 pub mod pagemap;
 pub mod read;
 pub mod sample;

@@ -1,8 +1,10 @@
 //! A capture session: repeated samples of one process tree into one
 //! snapshot file, either attached to a running PID or around a workload this
 //! crate starts itself (spawn mode). Handles timing, the sample budget,
-//! the workload's life cycle and finalizing the file on every exit path
-//! (workload exit, SIGINT/SIGTERM, errors).
+//! the workload's life cycle and finalizing the file when the session ends
+//! with at least one sample (last sample, workload exit, SIGINT/SIGTERM).
+//! A session that fails or takes no sample writes nothing: the snapshot's
+//! path, and any file already there, are left as they were.
 //!
 //! Spawn mode starts the command with an empty environment plus only the
 //! variables given, stdin from /dev/null, in its own process group. The first
@@ -13,6 +15,7 @@
 
 use crate::capture::{CaptureOptions, Capturer, SampleReport};
 use crate::error::{Error, ErrorKind, Result};
+use crate::output::Existing;
 use crate::snapshot::writer::SnapshotWriter;
 use crate::snapshot::{Metadata, SamplingParams, SnapshotHeader};
 use crate::target::Target;
@@ -207,7 +210,24 @@ impl Loop<'_> {
         Ok("completed".into())
     }
 
-    fn finish(mut self, reason: &str) -> Result<(SnapshotHeader, Vec<SampleReport>)> {
+    /// Finalizes the snapshot and puts it at its path, unless the capture
+    /// failed or took no sample: then nothing is written (the writer's
+    /// temporary file is removed and an existing file at the path is kept).
+    fn finish(
+        mut self,
+        outcome: Result<String>,
+        out: &Path,
+    ) -> Result<(SnapshotHeader, Vec<SampleReport>, String)> {
+        let reason = outcome?;
+        if self.capturer.samples() == 0 {
+            return Err(Error::new(
+                ErrorKind::NoSample,
+                format!(
+                    "no sample was taken ({reason}); nothing written to {}",
+                    out.display()
+                ),
+            ));
+        }
         self.writer.set_counts(self.capturer.counts());
         let (pmax, ptotal) = self.capturer.pauses();
         self.writer.set_samples(
@@ -215,9 +235,9 @@ impl Loop<'_> {
             pmax.as_nanos() as u64,
             ptotal.as_nanos() as u64,
         );
-        self.writer.set_end_reason(reason);
+        self.writer.set_end_reason(&reason);
         let h = self.writer.finish()?;
-        Ok((h, self.reports))
+        Ok((h, self.reports, reason))
     }
 }
 
@@ -229,6 +249,7 @@ pub fn capture_pid(
     opts: &CaptureOptions,
     sched: &Schedule,
     out: &Path,
+    existing: Existing,
     level: i32,
 ) -> Result<SessionReport> {
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
@@ -238,7 +259,7 @@ pub fn capture_pid(
     target.open_checked("mem")?;
     let label = label.unwrap_or(target.comm()).to_string();
     let meta = base_metadata(&label, target.comm(), opts, sched);
-    let writer = SnapshotWriter::create(out, meta, level)?;
+    let writer = SnapshotWriter::create(out, meta, level, existing)?;
     let mut lp = Loop {
         capturer: Capturer::new(opts.clone()),
         writer,
@@ -246,12 +267,7 @@ pub fn capture_pid(
         reports: Vec::new(),
     };
     let outcome = lp.run(&target, true);
-    let reason = match &outcome {
-        Ok(r) => r.clone(),
-        Err(e) => format!("failed: {e}"),
-    };
-    let (header, samples) = lp.finish(&reason)?;
-    outcome?;
+    let (header, samples, reason) = lp.finish(outcome, out)?;
     Ok(SessionReport {
         header,
         samples,
@@ -295,6 +311,7 @@ pub fn run_workload(
     opts: &CaptureOptions,
     sched: &Schedule,
     out: &Path,
+    existing: Existing,
     level: i32,
 ) -> Result<SessionReport> {
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
@@ -331,7 +348,7 @@ pub fn run_workload(
         }
     }
     let meta = base_metadata(label, &command_name, opts, sched);
-    let writer = SnapshotWriter::create(out, meta, level)?;
+    let writer = SnapshotWriter::create(out, meta, level, existing)?;
     let mut child = cmd.spawn().map_err(|e| {
         Error::new(
             ErrorKind::Spawn,
@@ -357,12 +374,7 @@ pub fn run_workload(
         &mut child,
         spec.wait_exit && outcome.as_ref().is_ok_and(|r| r == "completed"),
     );
-    let reason = match &outcome {
-        Ok(r) => r.clone(),
-        Err(e) => format!("failed: {e}"),
-    };
-    let (header, samples) = lp.finish(&reason)?;
-    outcome?;
+    let (header, samples, reason) = lp.finish(outcome, out)?;
     Ok(SessionReport {
         header,
         samples,

@@ -14,6 +14,7 @@ mod common;
 
 use cannery_capture::capture::{CaptureOptions, Capturer, Progress};
 use cannery_capture::corpus::open_pages;
+use cannery_capture::output::Existing;
 use cannery_capture::session::{self, Schedule, WorkloadSpec};
 use cannery_capture::target::Target;
 use cannery_capture::{ErrorKind, RegionKind, PAGE_SIZE};
@@ -276,7 +277,16 @@ fn session_writes_metadata_and_pages() {
         dedup: true,
         ..region_opts(&t)
     };
-    let rep = session::capture_pid(t.pid(), Some("testee"), &opts, &sched, &out, 3).unwrap();
+    let rep = session::capture_pid(
+        t.pid(),
+        Some("testee"),
+        &opts,
+        &sched,
+        &out,
+        Existing::Keep,
+        3,
+    )
+    .unwrap();
     assert_eq!(rep.end_reason, "completed");
     let mut reader = open_pages(&out).unwrap();
     let h = reader.header().clone();
@@ -324,7 +334,8 @@ fn spawn_mode_uses_a_clean_environment_and_stops_the_workload() {
         dedup: true,
         ..CaptureOptions::default()
     };
-    let rep = session::run_workload(&spec, "sleeper", &opts, &sched, &out, 3).unwrap();
+    let rep =
+        session::run_workload(&spec, "sleeper", &opts, &sched, &out, Existing::Keep, 3).unwrap();
     assert_eq!(rep.end_reason, "completed");
     assert!(
         rep.killed,
@@ -345,9 +356,10 @@ fn spawn_mode_uses_a_clean_environment_and_stops_the_workload() {
 }
 
 #[test]
-fn spawn_mode_workload_exiting_early_still_gives_a_readable_file() {
+fn a_workload_exiting_before_the_first_sample_writes_nothing_and_keeps_the_old_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("e.cansnap");
+    std::fs::write(&out, b"an older snapshot").unwrap();
     let spec = WorkloadSpec {
         program: TESTEE.into(),
         args: vec!["exit".into()],
@@ -357,14 +369,30 @@ fn spawn_mode_workload_exiting_early_still_gives_a_readable_file() {
         count: 3,
         interval: Duration::from_millis(200),
     };
-    let rep =
-        session::run_workload(&spec, "quick", &CaptureOptions::default(), &sched, &out, 3).unwrap();
-    assert!(rep.end_reason.contains("exited"), "{}", rep.end_reason);
-    assert!(!rep.killed);
-    let r = open_pages(&out).unwrap();
-    assert!(r.header().finalized);
-    assert_eq!(r.header().samples, 0);
-    assert_eq!(r.count(), 0);
+    let opts = CaptureOptions::default();
+    // Without replacing, an existing file is refused before anything runs.
+    let e =
+        session::run_workload(&spec, "quick", &opts, &sched, &out, Existing::Keep, 3).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::AlreadyExists, "{e}");
+    // Replacing, the workload exits before the first sample: nothing is
+    // written and the old file stays.
+    let e = session::run_workload(&spec, "quick", &opts, &sched, &out, Existing::Replace, 3)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NoSample, "{e}");
+    assert!(e.to_string().contains("exited"), "{e}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"an older snapshot");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, [std::ffi::OsString::from("e.cansnap")]);
+    // A program that does not exist: the same.
+    let missing = WorkloadSpec {
+        program: "/nonexistent/bin".into(),
+        ..WorkloadSpec::default()
+    };
+    session::run_workload(&missing, "x", &opts, &sched, &out, Existing::Replace, 3).unwrap_err();
+    assert_eq!(std::fs::read(&out).unwrap(), b"an older snapshot");
 }
 
 #[test]

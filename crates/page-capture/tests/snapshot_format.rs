@@ -4,6 +4,7 @@
 //! summaries and the secret scanner.
 
 use cannery_capture::corpus::{open_pages, summarize, Corpus};
+use cannery_capture::output::Existing;
 use cannery_capture::secrets::{scan_path, SecretKind};
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::snapshot::{Metadata, PageCounts};
@@ -29,7 +30,7 @@ fn meta(label: &str) -> Metadata {
 }
 
 fn write_snapshot(path: &Path, n: u32) -> Vec<u8> {
-    let mut w = SnapshotWriter::create(path, meta("unit"), 3).unwrap();
+    let mut w = SnapshotWriter::create(path, meta("unit"), 3, Existing::Keep).unwrap();
     w.begin_process(0, 42, "proc").unwrap();
     for i in 0..n {
         let region = [
@@ -151,17 +152,19 @@ fn corrupt_files_give_an_error_and_never_panic() {
 }
 
 #[test]
-fn unfinished_writer_leaves_a_file_readable_up_to_its_last_flush() {
+fn unfinished_writer_leaves_its_partial_file_readable_up_to_its_last_flush() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("killed.cansnap");
-    let mut w = SnapshotWriter::create(&p, meta("killed"), 3).unwrap();
+    let mut w = SnapshotWriter::create(&p, meta("killed"), 3, Existing::Keep).unwrap();
     for i in 0..5 {
         w.write_page(RegionKind::Anon, &page(i)).unwrap();
     }
     w.flush().unwrap();
+    let partial = w.partial_path().unwrap().to_path_buf();
     // As if the process were killed: no finish, no drop.
     std::mem::forget(w);
-    let mut r = open_pages(&p).unwrap();
+    assert!(!p.exists(), "nothing at the final path before finish");
+    let mut r = open_pages(&partial).unwrap();
     assert!(!r.header().finalized);
     let mut got = Vec::new();
     let err = loop {
@@ -178,17 +181,26 @@ fn unfinished_writer_leaves_a_file_readable_up_to_its_last_flush() {
 }
 
 #[test]
-fn dropped_writer_is_finalized() {
+fn a_dropped_writer_leaves_nothing_and_keeps_the_file_it_would_replace() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("dropped.cansnap");
+    std::fs::write(&p, b"old").unwrap();
     {
-        let mut w = SnapshotWriter::create(&p, meta("dropped"), 3).unwrap();
+        let mut w = SnapshotWriter::create(&p, meta("dropped"), 3, Existing::Replace).unwrap();
         w.write_page(RegionKind::Anon, &page(1)).unwrap();
     }
+    assert_eq!(std::fs::read(&p).unwrap(), b"old");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    // Finished, it replaces the old file.
+    let mut w = SnapshotWriter::create(&p, meta("new"), 3, Existing::Replace).unwrap();
+    w.write_page(RegionKind::Anon, &page(1)).unwrap();
+    w.finish().unwrap();
     let r = open_pages(&p).unwrap();
     assert!(r.header().finalized);
-    assert!(r.header().meta.end_reason.contains("dropped"));
     assert_eq!(r.count(), 1);
+    // Keeping, an existing file is refused before anything is written.
+    let e = SnapshotWriter::create(&p, meta("again"), 3, Existing::Keep).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::AlreadyExists);
 }
 
 #[test]
@@ -275,7 +287,7 @@ fn scan_secrets_finds_planted_secrets_and_passes_clean_data() {
     let dirty = dir.path().join("dirty");
     std::fs::create_dir_all(&dirty).unwrap();
     let snap = dirty.join("s.cansnap");
-    let mut w = SnapshotWriter::create(&snap, meta("s"), 3).unwrap();
+    let mut w = SnapshotWriter::create(&snap, meta("s"), 3, Existing::Keep).unwrap();
     w.write_page(RegionKind::Heap, &page(0)).unwrap();
     let mut secret = page(1);
     let key = b"-----BEGIN OPENSSH PRIVATE KEY-----";

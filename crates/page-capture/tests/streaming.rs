@@ -3,6 +3,7 @@
 //! a counting global allocator, so this file holds this one test only.
 
 use cannery_capture::corpus::{open_pages, Corpus};
+use cannery_capture::output::Existing;
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::snapshot::Metadata;
 use cannery_capture::{RegionKind, PAGE_SIZE};
@@ -36,7 +37,7 @@ fn reading_a_large_snapshot_keeps_memory_bounded() {
     const PAGES: u32 = 51_200; // 200 MiB of pages
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("large.cansnap");
-    let mut w = SnapshotWriter::create(&path, Metadata::default(), 1).unwrap();
+    let mut w = SnapshotWriter::create(&path, Metadata::default(), 1, Existing::Keep).unwrap();
     let mut buf = vec![0u8; PAGE_SIZE];
     for i in 0..PAGES {
         buf[..4].copy_from_slice(&i.to_le_bytes());

@@ -162,6 +162,27 @@ impl Workload {
             current: None,
         })
     }
+
+    /// Zero and same-filled pages the captures of this workload counted
+    /// without storing, in proportion to the pages they stored
+    /// ([`crate::PageCounts::unstored_same_filled`]); 0 for raw `.pages`
+    /// files. Reads each file's header only.
+    pub fn unstored_same_filled(&self) -> Result<f64> {
+        unstored_same_filled(&self.files)
+    }
+}
+
+/// [`Workload::unstored_same_filled`] of any list of page files.
+pub fn unstored_same_filled(files: &[PathBuf]) -> Result<f64> {
+    let mut total = 0.0;
+    for f in files {
+        let reader = open_pages(f)?;
+        let h = reader.header();
+        if !h.raw {
+            total += h.counts.unstored_same_filled();
+        }
+    }
+    Ok(total)
 }
 
 impl Iterator for PageIter {

@@ -19,6 +19,6 @@ mod layout;
 mod reader;
 mod summary;
 
-pub use layout::{resolve, Corpus, PageIter, Workload, CORPORA_DIR};
+pub use layout::{resolve, unstored_same_filled, Corpus, PageIter, Workload, CORPORA_DIR};
 pub use reader::{is_raw_pages, open_pages, Page, PageReader, RAW_EXTENSION};
 pub use summary::{summarize, summarize_file, CorpusSummary, FileSummary, WorkloadSummary};

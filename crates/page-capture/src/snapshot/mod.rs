@@ -72,6 +72,20 @@ impl PageCounts {
         self.sampled_out += o.sampled_out;
         self.redacted += o.redacted;
     }
+
+    /// Zero and same-filled pages this capture counted instead of storing,
+    /// scaled by the share of the other candidate pages it stored (sampling,
+    /// deduplication and redaction thin the stored pages but every zero page
+    /// is counted), so they stay in proportion to the pages in the file.
+    /// The effective ratio attributes them to measured pages
+    /// (`cannery_codec::ratio`).
+    pub fn unstored_same_filled(&self) -> f64 {
+        let candidates = self.stored + self.sampled_out + self.duplicate + self.redacted;
+        if candidates == 0 {
+            return 0.0;
+        }
+        (self.zero + self.same_filled) as f64 * self.stored as f64 / candidates as f64
+    }
 }
 
 /// Sampling parameters recorded in the header.

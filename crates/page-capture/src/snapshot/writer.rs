@@ -1,10 +1,13 @@
 //! Writes a snapshot file: fixed header and metadata first (marked not
 //! finalized), then page records through a zstd stream, then on
 //! [`SnapshotWriter::finish`] an end record and the final counts patched into
-//! the header. A writer dropped without `finish` (error paths, panics
-//! elsewhere) still finalizes, so an interrupted capture stays readable.
-//! [`SnapshotWriter::flush`] pushes everything so far to disk, so even a
-//! process killed outright leaves a file readable up to its last flush.
+//! the header. The file is an [`AtomicFile`]: it is written under a
+//! temporary name and only `finish` puts it at its path, so a capture that
+//! fails (or a writer dropped without `finish`) leaves nothing there and
+//! keeps the file it would have replaced. [`SnapshotWriter::flush`] pushes
+//! everything so far to disk, so even a process killed outright leaves its
+//! temporary file ([`SnapshotWriter::partial_path`]) readable up to its last
+//! flush.
 
 #![forbid(unsafe_code)]
 
@@ -13,8 +16,8 @@ use super::{
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::maps::RegionKind;
+use crate::output::{AtomicFile, Existing};
 use crate::PAGE_SIZE;
-use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -26,7 +29,7 @@ pub const DEFAULT_LEVEL: i32 = 9;
 
 /// Hashes the compressed bytes on their way to the file.
 struct HashWriter {
-    inner: BufWriter<File>,
+    inner: BufWriter<AtomicFile>,
     hasher: sha2::Sha256,
 }
 
@@ -73,11 +76,17 @@ fn padded_meta(meta: &Metadata, len: Option<usize>) -> Option<Vec<u8>> {
 }
 
 impl SnapshotWriter {
-    /// Create (truncate) `path` and write the header. `level` is the zstd
-    /// level (1..=22).
-    pub fn create(path: &Path, meta: Metadata, level: i32) -> Result<SnapshotWriter> {
+    /// Starts the snapshot `path` (an existing file is kept or replaced as
+    /// `existing` says, at [`SnapshotWriter::finish`]) and writes the
+    /// header. `level` is the zstd level (1..=22).
+    pub fn create(
+        path: &Path,
+        meta: Metadata,
+        level: i32,
+        existing: Existing,
+    ) -> Result<SnapshotWriter> {
         let io = |e| Error::io(path, "cannot write", e);
-        let mut file = File::create(path).map_err(io)?;
+        let mut file = AtomicFile::create(path, existing)?;
         let header = SnapshotHeader {
             version: VERSION,
             finalized: false,
@@ -192,12 +201,15 @@ impl SnapshotWriter {
         self.header.meta.end_reason = reason.chars().take(200).collect();
     }
 
-    /// Write the end record, close the stream and patch the header.
-    pub fn finish(mut self) -> Result<SnapshotHeader> {
-        self.finish_inner()
+    /// Where the file is written until [`SnapshotWriter::finish`].
+    pub fn partial_path(&self) -> Option<&Path> {
+        let enc = self.enc.as_ref()?;
+        Some(enc.get_ref().inner.get_ref().partial_path())
     }
 
-    fn finish_inner(&mut self) -> Result<SnapshotHeader> {
+    /// Write the end record, close the stream, patch the header and put the
+    /// file at its path.
+    pub fn finish(mut self) -> Result<SnapshotHeader> {
         let pages = self.pages;
         let mut end = vec![TAG_END];
         end.extend_from_slice(&pages.to_le_bytes());
@@ -226,18 +238,7 @@ impl SnapshotWriter {
         file.write_all(&super::sealed_fixed(&self.header, &json))
             .map_err(io)?;
         file.write_all(&json).map_err(io)?;
-        file.sync_all().map_err(io)?;
+        file.commit()?;
         Ok(self.header.clone())
-    }
-}
-
-impl Drop for SnapshotWriter {
-    fn drop(&mut self) {
-        if self.enc.is_some() {
-            if self.header.meta.end_reason.is_empty() {
-                self.header.meta.end_reason = "writer dropped before finish".into();
-            }
-            let _ = self.finish_inner();
-        }
     }
 }

@@ -1,0 +1,318 @@
+//! Output files that never lose data: every file cannery writes (snapshots,
+//! tables, histograms, records, exports, reports) goes through here.
+//!
+//! - An [`AtomicFile`] is written under a temporary name in the target's
+//!   directory (`.NAME.PID.N.partial`) and only [`AtomicFile::commit`] puts
+//!   it at its final path, by one `rename`: a failed or killed writer never
+//!   leaves a partial file at the final path, and the file it would have
+//!   replaced is untouched. Dropped without a commit, the temporary file is
+//!   removed (a process killed outright leaves it behind, under its
+//!   temporary name).
+//! - An existing file is kept unless the caller asks to replace it
+//!   ([`Existing::Replace`], a command's `--force`); [`Existing::Keep`] is
+//!   checked when the file is created (fail before the work) and again at
+//!   commit, without a window (a hard link, which fails if the name exists).
+//! - [`refuse_same_file`] refuses an output that is one of the inputs (also
+//!   through a symlink or another hard link), which would otherwise be
+//!   truncated before it is read.
+//!
+//! This module does not decide what goes in a file, and does not handle
+//! standard output (`-`): commands write that themselves.
+
+#![forbid(unsafe_code)]
+
+use crate::error::{Error, ErrorKind, Result};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// What to do when the output file already exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Fail, leaving it as it is (the default of every command).
+    Keep,
+    /// Replace it atomically (`--force`).
+    Replace,
+}
+
+impl Existing {
+    /// `Replace` when `force` is set, else `Keep`.
+    pub fn replace_if(force: bool) -> Existing {
+        if force {
+            Existing::Replace
+        } else {
+            Existing::Keep
+        }
+    }
+}
+
+/// A file being written under a temporary name until [`AtomicFile::commit`].
+#[derive(Debug)]
+pub struct AtomicFile {
+    file: Option<File>,
+    tmp: PathBuf,
+    path: PathBuf,
+    existing: Existing,
+    committed: bool,
+}
+
+fn exists_error(path: &Path) -> Error {
+    Error::new(
+        ErrorKind::AlreadyExists,
+        format!("{}: already exists (not replaced)", path.display()),
+    )
+}
+
+/// Fails if `path` is a directory, or exists and `existing` is `Keep`.
+fn check_target(path: &Path, existing: Existing) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("{}: is a directory, not a file", path.display()),
+        )),
+        Ok(_) if existing == Existing::Keep => Err(exists_error(path)),
+        _ => Ok(()),
+    }
+}
+
+impl AtomicFile {
+    /// Starts writing `path`: checks it (see [`Existing`]) and creates the
+    /// temporary file beside it.
+    pub fn create(path: &Path, existing: Existing) -> Result<AtomicFile> {
+        check_target(path, existing)?;
+        let name = path.file_name().ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidInput,
+                format!("{}: not a file name", path.display()),
+            )
+        })?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let pid = std::process::id();
+        for n in 0u32.. {
+            let mut tmp_name = std::ffi::OsString::from(".");
+            tmp_name.push(name);
+            tmp_name.push(format!(".{pid}.{n}.partial"));
+            let tmp = dir.join(tmp_name);
+            match OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+            {
+                Ok(file) => {
+                    return Ok(AtomicFile {
+                        file: Some(file),
+                        tmp,
+                        path: path.to_path_buf(),
+                        existing,
+                        committed: false,
+                    })
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(Error::io(path, "cannot create", e)),
+            }
+        }
+        unreachable!("u32 temporary names exhausted")
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where the data sits until the commit.
+    pub fn partial_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    fn file(&mut self) -> &mut File {
+        self.file.as_mut().expect("present until commit")
+    }
+
+    /// Flushes the data to disk and puts the file at its final path.
+    pub fn commit(mut self) -> Result<()> {
+        let file = self.file.take().expect("present until commit");
+        let io_err = |what: &str, e| Error::io(&self.path, what, e);
+        file.sync_all().map_err(|e| io_err("cannot write", e))?;
+        drop(file);
+        match self.existing {
+            Existing::Replace => {
+                check_target(&self.path, Existing::Replace)?;
+                std::fs::rename(&self.tmp, &self.path).map_err(|e| io_err("cannot write", e))?;
+            }
+            Existing::Keep => match std::fs::hard_link(&self.tmp, &self.path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    return Err(exists_error(&self.path))
+                }
+                // A file system without hard links: check, then rename.
+                Err(_) => {
+                    check_target(&self.path, Existing::Keep)?;
+                    std::fs::rename(&self.tmp, &self.path)
+                        .map_err(|e| io_err("cannot write", e))?;
+                }
+            },
+        }
+        self.committed = true;
+        // After a hard link the temporary name remains; Drop removes it
+        // only if the commit did not happen, so remove it here.
+        let _ = std::fs::remove_file(&self.tmp);
+        // The rename is durable once the directory is; best effort.
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file().write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file().flush()
+    }
+}
+
+impl Seek for AtomicFile {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.file().seek(pos)
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically (see the module doc).
+pub fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<()> {
+    let mut f = AtomicFile::create(path, existing)?;
+    f.write_all(bytes)
+        .map_err(|e| Error::io(path, "cannot write", e))?;
+    f.commit()
+}
+
+/// Fails if `output` is the same file as any of `inputs` (same device and
+/// inode, following symlinks); an output that does not exist yet is never
+/// an input.
+pub fn refuse_same_file<P: AsRef<Path>>(inputs: &[P], output: &Path) -> Result<()> {
+    let Ok(out) = std::fs::metadata(output) else {
+        return Ok(());
+    };
+    for input in inputs {
+        let input = input.as_ref();
+        if let Ok(m) = std::fs::metadata(input) {
+            if m.dev() == out.dev() && m.ino() == out.ino() {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "output {} is the input {}; write to another file",
+                        output.display(),
+                        input.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".partial"))
+            .collect()
+    }
+
+    #[test]
+    fn nothing_is_at_the_final_path_before_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.bin");
+        let mut f = AtomicFile::create(&p, Existing::Keep).unwrap();
+        f.write_all(b"hello").unwrap();
+        assert!(!p.exists());
+        assert!(f.partial_path().exists());
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"hello");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn an_existing_file_is_kept_unless_replacing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.bin");
+        std::fs::write(&p, b"old").unwrap();
+        let e = write_file(&p, b"new", Existing::Keep).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&p).unwrap(), b"old");
+        write_file(&p, b"new", Existing::Replace).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_file_created_meanwhile_is_not_replaced_by_a_keep_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.bin");
+        let mut f = AtomicFile::create(&p, Existing::Keep).unwrap();
+        f.write_all(b"mine").unwrap();
+        std::fs::write(&p, b"theirs").unwrap();
+        assert_eq!(f.commit().unwrap_err().kind(), ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_dropped_file_leaves_nothing_and_keeps_the_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.bin");
+        std::fs::write(&p, b"old").unwrap();
+        {
+            let mut f = AtomicFile::create(&p, Existing::Replace).unwrap();
+            f.write_all(b"partial").unwrap();
+        }
+        assert_eq!(std::fs::read(&p).unwrap(), b"old");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn directories_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = write_file(dir.path(), b"x", Existing::Replace).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn the_input_cannot_be_the_output_even_through_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.pages");
+        std::fs::write(&input, b"data").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let other = dir.path().join("other");
+        std::fs::write(&other, b"x").unwrap();
+        for out in [&input, &link] {
+            let e = refuse_same_file(&[&input], out).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+        }
+        refuse_same_file(&[&input], &other).unwrap();
+        refuse_same_file(&[&input], &dir.path().join("new")).unwrap();
+        assert_eq!(std::fs::read(&input).unwrap(), b"data");
+    }
+}
