@@ -105,6 +105,7 @@ pub mod corpus;
 pub mod error;
 pub mod filter;
 pub mod freeze;
+pub mod input;
 pub mod interrupt;
 pub mod maps;
 pub mod output;

@@ -251,6 +251,16 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
         }
         return Ok(());
     }
+    if !meta.is_file() {
+        // A device, FIFO or socket: /dev/zero would never end.
+        return Err(Error::new(
+            crate::ErrorKind::InvalidInput,
+            format!(
+                "cannot scan {}: not a regular file or directory",
+                path.display()
+            ),
+        ));
+    }
     let out = &mut report.findings;
     if crate::snapshot::is_snapshot(path) || crate::corpus::is_raw_pages(path) {
         report.corpus_files += 1;

@@ -283,6 +283,9 @@ fn scan_secrets_finds_planted_secrets_and_passes_clean_data() {
     std::fs::write(none.join("notes.txt"), "nothing").unwrap();
     let r = scan_path(&none).unwrap();
     assert_eq!((r.corpus_files, r.pages, r.other_files), (0, 0, 1));
+    // A device never ends: refused at once, not read.
+    let e = scan_path(Path::new("/dev/zero")).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
 
     let dirty = dir.path().join("dirty");
     std::fs::create_dir_all(&dirty).unwrap();
