@@ -10,7 +10,9 @@
 //!
 //! A *collection of pages* is a 2-D buffer (rows are pages, e.g. a NumPy array
 //! of shape `(n, 4096)`), a 1-D buffer holding whole 4096-byte pages back to
-//! back (the content of a raw `.pages` file), or any iterable of pages.
+//! back (the content of a raw `.pages` file), or any iterable of pages; every
+//! page of a collection is exactly 4096 bytes (statistics, sizes and ratios
+//! are per 4 KiB page, as zswap stores them).
 //!
 //! This file decides nothing about compression; it only borrows bytes.
 
@@ -89,7 +91,7 @@ pub fn page<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyB
     Ok(f.bytes)
 }
 
-/// A collection of pages, each at most 4096 bytes.
+/// A collection of pages, each exactly 4096 bytes.
 pub enum Pages<'py> {
     /// One buffer split into rows of `row` bytes.
     Rows {
@@ -137,9 +139,11 @@ pub fn pages<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Pages<'py>> {
                 })
             }
             [_, row] => {
-                if *row > PAGE_SIZE {
+                if *row != PAGE_SIZE {
+                    let how = if *row > PAGE_SIZE { "longer" } else { "shorter" };
                     return Err(invalid(format!(
-                        "{what}: rows of {row} bytes are longer than a 4096-byte page"
+                        "{what}: rows of {row} bytes are {how} than a 4096-byte page; \
+                         every page of a collection is exactly 4096 bytes"
                     )));
                 }
                 Ok(Pages::Rows {
@@ -161,10 +165,10 @@ pub fn pages<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Pages<'py>> {
     let mut v = Vec::new();
     for (i, item) in iter.enumerate() {
         let b = page(&item?, &format!("{what}[{i}]"))?;
-        if b.as_bytes().len() > PAGE_SIZE {
+        let n = b.as_bytes().len();
+        if n != PAGE_SIZE {
             return Err(invalid(format!(
-                "{what}[{i}] is {} bytes; a page is at most 4096",
-                b.as_bytes().len()
+                "{what}[{i}] is {n} bytes; every page of a collection is exactly 4096"
             )));
         }
         v.push(b);

@@ -231,10 +231,13 @@ def test_compressed_sizes_accepts_arrays_and_page_files(kernel_table):
     assert cannery.compressed_sizes([], table=kernel_table) == []
     with pytest.raises(cannery.InvalidInputError, match="whole 4096-byte pages"):
         cannery.compressed_sizes(b"x" * 5000, table=kernel_table)
-    with pytest.raises(cannery.InvalidInputError, match="at most 4096"):
-        cannery.compressed_sizes([b"x" * 4097], table=kernel_table)
+    for n in (1, 100, 4095, 4097):
+        with pytest.raises(cannery.InvalidInputError, match="exactly 4096"):
+            cannery.compressed_sizes([text_page(6), b"x" * n], table=kernel_table)
     with pytest.raises(cannery.InvalidInputError, match="longer than"):
         cannery.compressed_sizes(np.zeros((2, 5000), dtype=np.uint8), table=kernel_table)
+    with pytest.raises(cannery.InvalidInputError, match="shorter than"):
+        cannery.compressed_sizes(np.zeros((2, 100), dtype=np.uint8), table=kernel_table)
 
 
 def test_threads_share_tables_safely(kernel_table):

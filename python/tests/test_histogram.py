@@ -45,6 +45,12 @@ def test_histogram_predicts_canned_fast_size_exactly(table):
         assert len(cannery.compress_page(page, table=table, level="fast")) == expect
 
 
+def test_pages_of_other_sizes_are_refused():
+    for n in (1, 100, 4095, 4097):
+        with pytest.raises(cannery.InvalidInputError, match="exactly 4096"):
+            cannery.Histogram.from_pages([PAGES[0], b"x" * n])
+
+
 def test_same_filled_pages_are_counted_not_parsed():
     same = [bytes(4096), b"\xab" * 4096, bytes(range(8)) * 512]
     h = cannery.Histogram.from_pages(same + PAGES[:3])
