@@ -55,6 +55,9 @@ enum Command {
 }
 
 fn main() {
+    // A closed stdout (`cannery train ... | head -1`) ends the process
+    // quietly instead of a panic in println!.
+    cannery_capture::interrupt::default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Table(cmd) => cli::table::run(cmd),

@@ -140,7 +140,11 @@ pub fn pages<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Pages<'py>> {
             }
             [_, row] => {
                 if *row != PAGE_SIZE {
-                    let how = if *row > PAGE_SIZE { "longer" } else { "shorter" };
+                    let how = if *row > PAGE_SIZE {
+                        "longer"
+                    } else {
+                        "shorter"
+                    };
                     return Err(invalid(format!(
                         "{what}: rows of {row} bytes are {how} than a 4096-byte page; \
                          every page of a collection is exactly 4096 bytes"

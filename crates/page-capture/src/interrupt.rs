@@ -2,6 +2,11 @@
 //! the capture loop checks it, stops, and finalizes the snapshot so an
 //! interrupted capture is still readable. Nothing else is done in the handler.
 //!
+//! [`default_sigpipe`] is for command-line programs: the Rust runtime
+//! ignores SIGPIPE, so a write to a closed pipe (`cannery ... | head -1`)
+//! fails and `println!` panics; with the default disposition the process
+//! ends quietly instead, as `cat` or `zstd` do.
+//!
 //! [`install`] returns a guard, [`Handlers`], whose drop puts back the
 //! handlers that were in force before (the default ones in the CLI, the
 //! interpreter's in the Python binding), so a capture leaves the process's
@@ -67,6 +72,15 @@ pub fn raise() {
 /// Clear the flag.
 pub fn reset() {
     INTERRUPTED.store(false, Ordering::SeqCst);
+}
+
+/// Gives SIGPIPE its default disposition (end the process), for a command
+/// line program whose output may go to a pipe that closes early. Call once
+/// at start-up; not for libraries or the Python binding.
+pub fn default_sigpipe() {
+    // A failure leaves SIGPIPE ignored: writes then fail with EPIPE, which
+    // is loud but loses nothing.
+    let _ = sys::set_default_disposition(libc::SIGPIPE);
 }
 
 #[cfg(test)]

@@ -236,6 +236,18 @@ pub(crate) fn set_signal_handler(
     sigaction(sig, Some(&sa))
 }
 
+/// Make `sig`'s disposition the default one (`SIG_DFL`); returns the
+/// disposition it replaced.
+pub(crate) fn set_default_disposition(sig: libc::c_int) -> io::Result<SignalAction> {
+    // SAFETY: as in `sigaction`, a zeroed sigaction is a valid value; its
+    // handler field zero is SIG_DFL.
+    let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
+    sa.sa_sigaction = libc::SIG_DFL;
+    // SAFETY: `sa.sa_mask` is a valid sigset_t to initialise.
+    unsafe { libc::sigemptyset(&mut sa.sa_mask) };
+    sigaction(sig, Some(&sa))
+}
+
 /// Reinstall a disposition saved by [`set_signal_handler`] or
 /// [`signal_action`] for the same signal.
 pub(crate) fn restore_signal_action(sig: libc::c_int, action: &SignalAction) -> io::Result<()> {
