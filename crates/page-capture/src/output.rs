@@ -203,6 +203,42 @@ pub fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<()> {
     f.commit()
 }
 
+/// Checks a set of outputs before the work that makes them: no two are the
+/// same path, none is a directory, and none exists unless replacing. Long
+/// commands (`train`) call it first, so a refusal costs nothing.
+pub fn check_outputs<P: AsRef<Path>>(paths: &[P], existing: Existing) -> Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    for p in paths {
+        let p = p.as_ref();
+        if !seen.insert(p) {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("{} would be written twice", p.display()),
+            ));
+        }
+        check_target(p, existing)?;
+    }
+    Ok(())
+}
+
+/// Writes a set of files all or none: each is written under its temporary
+/// name first, and only when every one is complete are they committed (a
+/// failure while writing leaves every final path as it was). The commits
+/// are separate renames, so a crash between two of them can leave part of
+/// the set committed, never a partial file.
+pub fn write_files(files: &[(PathBuf, Vec<u8>)], existing: Existing) -> Result<()> {
+    let paths: Vec<&Path> = files.iter().map(|(p, _)| p.as_path()).collect();
+    check_outputs(&paths, existing)?;
+    let mut pending = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        let mut f = AtomicFile::create(path, existing)?;
+        f.write_all(bytes)
+            .map_err(|e| Error::io(path, "cannot write", e))?;
+        pending.push(f);
+    }
+    pending.into_iter().try_for_each(AtomicFile::commit)
+}
+
 /// Fails if `output` is the same file as any of `inputs` (same device and
 /// inode, following symlinks); an output that does not exist yet is never
 /// an input.
@@ -288,6 +324,31 @@ mod tests {
             f.write_all(b"partial").unwrap();
         }
         assert_eq!(std::fs::read(&p).unwrap(), b"old");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_set_is_written_all_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        let b = dir.path().join("b.json");
+        std::fs::write(&b, b"old b").unwrap();
+        let set = vec![
+            (a.clone(), b"new a".to_vec()),
+            (b.clone(), b"new b".to_vec()),
+        ];
+        // b exists: refused before anything is written.
+        let e = write_files(&set, Existing::Keep).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::AlreadyExists);
+        assert!(!a.exists());
+        write_files(&set, Existing::Replace).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"new a");
+        assert_eq!(std::fs::read(&b).unwrap(), b"new b");
+        // The same path twice is refused.
+        let twice = vec![(a.clone(), vec![1]), (a.clone(), vec![2])];
+        let e = write_files(&twice, Existing::Replace).unwrap_err();
+        assert!(e.to_string().contains("written twice"), "{e}");
+        assert_eq!(std::fs::read(&a).unwrap(), b"new a");
         assert!(leftovers(dir.path()).is_empty());
     }
 

@@ -83,11 +83,7 @@ impl Corpus {
         if meta.is_file() {
             // Validate early so a bad file is reported at open.
             open_pages(&root)?;
-            let name = root
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("pages")
-                .to_string();
+            let name = root.file_stem().map_or("pages".into(), workload_name);
             workloads.push(Workload {
                 name,
                 files: vec![root.clone()],
@@ -95,11 +91,7 @@ impl Corpus {
         } else {
             let loose = page_files(&root)?;
             if !loose.is_empty() {
-                let name = root
-                    .file_name()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or("corpus")
-                    .to_string();
+                let name = root.file_name().map_or("corpus".into(), workload_name);
                 workloads.push(Workload { name, files: loose });
             }
             let mut dirs: Vec<PathBuf> = read_dir_sorted(&root)?
@@ -112,11 +104,18 @@ impl Corpus {
                 if files.is_empty() {
                     continue;
                 }
-                let name = d
-                    .file_name()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or("workload")
-                    .to_string();
+                let name = d.file_name().map_or("workload".into(), workload_name);
+                if let Some(w) = workloads.iter().find(|w| w.name == name) {
+                    return Err(Error::new(
+                        ErrorKind::InvalidInput,
+                        format!(
+                            "{}: two workloads are named {name:?} ({} and {}); rename one",
+                            root.display(),
+                            w.files[0].parent().unwrap_or(&root).display(),
+                            d.display()
+                        ),
+                    ));
+                }
                 workloads.push(Workload { name, files });
             }
             if workloads.is_empty() {
@@ -131,6 +130,21 @@ impl Corpus {
         }
         Ok(Corpus { root, workloads })
     }
+}
+
+/// A workload's name from its directory or file name: the name itself when
+/// it is UTF-8, else with each byte that is not part of valid UTF-8 written
+/// as `\xNN`, so two different names never become the same workload.
+pub fn workload_name(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -211,5 +225,41 @@ impl Iterator for PageIter {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    fn pages_file(dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("a.pages"), vec![7u8; crate::PAGE_SIZE]).unwrap();
+    }
+
+    #[test]
+    fn workloads_with_non_utf8_names_stay_distinct() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("c");
+        pages_file(&root.join(OsStr::from_bytes(b"w\xff")));
+        pages_file(&root.join(OsStr::from_bytes(b"w\xfe")));
+        pages_file(&root.join("w space"));
+        pages_file(&root.join("w_space"));
+        let c = Corpus::open(&root).unwrap();
+        let names: Vec<&str> = c.workloads.iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(names, ["w space", "w_space", "w\\xfe", "w\\xff"]);
+    }
+
+    #[test]
+    fn a_loose_workload_and_a_directory_of_the_same_name_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("fleet");
+        pages_file(&root);
+        pages_file(&root.join("fleet"));
+        let e = Corpus::open(&root).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("two workloads are named"), "{e}");
     }
 }
