@@ -107,7 +107,7 @@ fn bench(c: &mut Criterion) {
     // counted as they are found (`Parser::count`), one thread.
     let mut g = c.benchmark_group("stats");
     g.throughput(Throughput::Bytes(bytes));
-    for model in [ParseModel::Iaa, ParseModel::Default, ParseModel::Best] {
+    for model in [ParseModel::Fast, ParseModel::Default, ParseModel::Best] {
         g.bench_function(BenchmarkId::new(SET, model.to_string()), |b| {
             let mut parser = Parser::new(model, Some(&table));
             b.iter(|| {

@@ -26,11 +26,11 @@ pub fn histogram_error(e: HistogramError) -> PyErr {
     error(Kind::Histogram, e)
 }
 
-/// A parse model by name: "fast" (the IAA-like greedy parse; also "iaa",
-/// its name in histogram files), "default" or "best".
+/// A parse model by name: "fast" (the IAA-like greedy parse; "iaa", its
+/// name in files of older versions, is still accepted), "default" or "best".
 pub fn parse_model(s: &str) -> PyResult<ParseModel> {
     match s {
-        "iaa" | "fast" => Ok(ParseModel::Iaa),
+        "iaa" | "fast" => Ok(ParseModel::Fast),
         "default" => Ok(ParseModel::Default),
         "best" => Ok(ParseModel::Best),
         _ => Err(invalid(format!(

@@ -349,7 +349,7 @@ pub fn _cross_evaluate<'py>(
 /// Parse model names accepted everywhere: the CLI's level names.
 pub fn parse_name(model: ParseModel) -> &'static str {
     match model {
-        ParseModel::Iaa => "fast",
+        ParseModel::Fast => "fast",
         ParseModel::Default => "default",
         ParseModel::Best => "best",
     }

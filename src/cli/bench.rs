@@ -104,7 +104,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     let workloads = load(&args)?;
     let mut results: Vec<BenchResult> = Vec::new();
     for w in &workloads {
-        let h = histogram_of(&w.train, ParseModel::Iaa);
+        let h = histogram_of(&w.train, ParseModel::Fast);
         let table = table_from_histogram(&h, &TableOptions::default(), &w.name)?;
         let refs: Vec<&[u8]> = w.train.iter().map(|p| &p[..]).collect();
         let dict = train_zstd_dictionary(&refs, 16 << 10);

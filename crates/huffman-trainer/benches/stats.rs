@@ -36,13 +36,13 @@ fn bench_set(c: &mut Criterion, name: &str, pages: &[Vec<u8>]) {
     let mut g = c.benchmark_group(format!("stats-{name}"));
     g.throughput(Throughput::Bytes(bytes));
     g.sample_size(10);
-    for model in [ParseModel::Iaa, ParseModel::Default, ParseModel::Best] {
+    for model in [ParseModel::Fast, ParseModel::Default, ParseModel::Best] {
         g.bench_function(format!("{model}/1-core"), |b| {
             b.iter(|| one.install(|| gather_pages(pages, model, None, &|_| true)))
         });
     }
-    g.bench_function("iaa/all-cores", |b| {
-        b.iter(|| gather_pages(pages, ParseModel::Iaa, None, &|_| true))
+    g.bench_function("fast/all-cores", |b| {
+        b.iter(|| gather_pages(pages, ParseModel::Fast, None, &|_| true))
     });
     g.finish();
 }

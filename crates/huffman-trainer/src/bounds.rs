@@ -1,5 +1,5 @@
 //! How good a table is against what the data allows, in bits at the fast
-//! (iaa) parse: the single-table [`Ceiling`] (the optimal code of the very
+//! parse: the single-table [`Ceiling`] (the optimal code of the very
 //! pages measured), [`Drift`] (a table against the one its data would
 //! train, and when to retrain), and [`ConstraintCost`] (what
 //! `--qpl-compatible` costs). It builds reference codes to compare with;
@@ -49,7 +49,7 @@ pub struct Drift {
 }
 
 /// How much of what a single table could gain over the fixed code a table
-/// gains, on the same pages at the `fast` (iaa) parse, in bits.
+/// gains, on the same pages at the `fast` parse, in bits.
 ///
 /// At the fast parse the tokens do not depend on the table, so no table can
 /// code these pages in fewer bits than the optimal code of their own symbol

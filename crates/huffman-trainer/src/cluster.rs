@@ -206,7 +206,7 @@ mod tests {
     use crate::testutil::workload_pages;
 
     fn counts_of(pages: &[Vec<u8>]) -> Vec<PageCounts> {
-        let mut p = Parser::new(ParseModel::Iaa, None);
+        let mut p = Parser::new(ParseModel::Fast, None);
         pages
             .iter()
             .map(|pg| {

@@ -176,7 +176,7 @@ mod tests {
         assert!(merge_all(std::iter::empty()).unwrap().is_none());
         let h = |n, style, seed| {
             let pages = workload_pages(n, style, seed);
-            crate::gather::gather_pages(&pages, crate::ParseModel::Iaa, None, &|_| true)
+            crate::gather::gather_pages(&pages, crate::ParseModel::Fast, None, &|_| true)
         };
         let (a, b) = (h(10, 0, 1), h(12, 1, 2));
         let m = merge_all([&a, &b]).unwrap().unwrap();

@@ -6,7 +6,7 @@
 //! definition for every report); **incompressible pages** are pages whose
 //! output would reach 4096 bytes.
 //!
-//! Canned sizes at the `fast` (iaa) parse do not depend on the table's
+//! Canned sizes at the `fast` parse do not depend on the table's
 //! costs, so for extra tables (fleet, kernel-2024, cross-workload, cluster
 //! tables) they are computed exactly from one parse per page: ⌈(Σ count ×
 //! length + extra bits) / 8⌉. The spec's main table is really encoded (at
@@ -197,7 +197,7 @@ pub struct Evaluation {
     /// The whole stream's same-filled pages (seen in every part, plus those
     /// the source counted without yielding) beside its other pages.
     pub same_filled: SameFilledShare,
-    /// Symbol statistics of the evaluated pages at the fast (iaa) parse.
+    /// Symbol statistics of the evaluated pages at the fast parse.
     pub counts: Histogram,
 }
 
@@ -269,7 +269,7 @@ pub fn evaluate<S: PageSource + ?Sized>(
             None => Vec::new(),
         };
         Ok(Worker {
-            parser: Parser::new(ParseModel::Iaa, None),
+            parser: Parser::new(ParseModel::Fast, None),
             canned,
             canned_dec: spec
                 .table
@@ -296,7 +296,7 @@ pub fn evaluate<S: PageSource + ?Sized>(
     let fast_level_index = spec.levels.iter().position(|&l| l == Level::Fast);
 
     let mut tallies = vec![Tally::default(); names.len()];
-    let mut counts = Histogram::zero(Settings::new(ParseModel::Iaa));
+    let mut counts = Histogram::zero(Settings::new(ParseModel::Fast));
     let mut pages = 0u64;
     let mut same_seen = 0u64;
     let mut index_base = 0u64;
@@ -526,7 +526,7 @@ mod tests {
         let tables = [Table::kernel_2024(), Table::fixed()];
         for t in &tables {
             let mut e = Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(t)).unwrap();
-            let mut p = Parser::new(ParseModel::Iaa, None);
+            let mut p = Parser::new(ParseModel::Fast, None);
             let mut out = Vec::new();
             for page in &pages {
                 let mut c = SymbolCounts::default();
@@ -561,13 +561,13 @@ mod tests {
     #[test]
     fn drift_is_zero_for_the_corpus_own_table_and_flags_a_foreign_one() {
         let pages = workload_pages(200, 1, 33);
-        let h = crate::train::histogram_of(&pages, ParseModel::Iaa);
+        let h = crate::train::histogram_of(&pages, ParseModel::Fast);
         let opts = TableOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let d = drift(&own, &h, &opts).unwrap();
         assert_eq!(d.drift_bits_per_page, 0.0);
         assert!(!d.retrain);
-        let other = crate::train::histogram_of(&workload_pages(200, 0, 34), ParseModel::Iaa);
+        let other = crate::train::histogram_of(&workload_pages(200, 0, 34), ParseModel::Fast);
         let foreign = table_from_histogram(&other, &opts, "other").unwrap();
         let d = drift(&foreign, &h, &opts).unwrap();
         assert!(
@@ -579,13 +579,13 @@ mod tests {
     #[test]
     fn no_table_beats_the_ceiling_and_a_table_of_the_same_pages_reaches_it() {
         let pages = workload_pages(200, 2, 35);
-        let h = crate::train::histogram_of(&pages, ParseModel::Iaa);
+        let h = crate::train::histogram_of(&pages, ParseModel::Fast);
         let opts = TableOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let others = [
             Table::kernel_2024(),
             table_from_histogram(
-                &crate::train::histogram_of(&workload_pages(200, 0, 36), ParseModel::Iaa),
+                &crate::train::histogram_of(&workload_pages(200, 0, 36), ParseModel::Fast),
                 &opts,
                 "other",
             )

@@ -155,9 +155,9 @@ mod tests {
     #[test]
     fn parallel_gathering_equals_a_sequential_count() {
         let pages = synthetic_pages(300, 1);
-        let h = gather_all(&pages, ParseModel::Iaa, None).unwrap();
-        let mut seq = Histogram::zero(Settings::new(ParseModel::Iaa));
-        let mut p = Parser::new(ParseModel::Iaa, None);
+        let h = gather_all(&pages, ParseModel::Fast, None).unwrap();
+        let mut seq = Histogram::zero(Settings::new(ParseModel::Fast));
+        let mut p = Parser::new(ParseModel::Fast, None);
         for page in &pages {
             if same_filled(page).is_none() {
                 let toks = p.parse(page).to_vec();
@@ -198,7 +198,7 @@ mod tests {
         let k = Table::kernel_2024();
         let h = gather_all(&pages, ParseModel::Best, Some(&k)).unwrap();
         assert_eq!(h.settings().cost_table.as_deref(), Some(k.id().as_str()));
-        let plain = gather_all(&pages, ParseModel::Iaa, None).unwrap();
+        let plain = gather_all(&pages, ParseModel::Fast, None).unwrap();
         assert_eq!(plain.settings().cost_table, None);
     }
 }

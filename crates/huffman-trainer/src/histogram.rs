@@ -13,7 +13,7 @@
 //!
 //! ```json
 //! { "format": "cannery-histogram", "version": 1,
-//!   "parse": "iaa", "window": 4096, "cost_table": null,
+//!   "parse": "fast", "window": 4096, "cost_table": null,
 //!   "pages": 1200, "same_filled_pages": 40, "extra_bits": 51234,
 //!   "litlen": [286 integers], "dist": [30 integers] }
 //! ```
@@ -39,8 +39,10 @@ pub const VERSION: u32 = 1;
 #[serde(rename_all = "lowercase")]
 pub enum ParseModel {
     /// Greedy, short hash chains: close to what IAA hardware does
-    /// ([`Level::Fast`]). The default for tables meant for IAA.
-    Iaa,
+    /// ([`Level::Fast`]). The default for tables meant for IAA. Files
+    /// written before it was named `fast` say `iaa`, which still reads.
+    #[serde(alias = "iaa")]
+    Fast,
     /// Lazy matching ([`Level::Default`]).
     Default,
     /// Cost-aware shortest-path parse priced by a table ([`Level::Best`]).
@@ -51,16 +53,17 @@ impl ParseModel {
     /// The codec level that implements this parse.
     pub fn level(self) -> Level {
         match self {
-            ParseModel::Iaa => Level::Fast,
+            ParseModel::Fast => Level::Fast,
             ParseModel::Default => Level::Default,
             ParseModel::Best => Level::Best,
         }
     }
 
-    /// The parse model of a codec level (`fast` is the `iaa` parse).
+    /// The parse model of a codec level (one name each: `fast`,
+    /// `default`, `best`).
     pub fn from_level(level: Level) -> ParseModel {
         match level {
-            Level::Fast => ParseModel::Iaa,
+            Level::Fast => ParseModel::Fast,
             Level::Default => ParseModel::Default,
             Level::Best => ParseModel::Best,
         }
@@ -69,7 +72,7 @@ impl ParseModel {
     /// Its name in files and reports.
     pub fn name(self) -> &'static str {
         match self {
-            ParseModel::Iaa => "iaa",
+            ParseModel::Fast => "fast",
             ParseModel::Default => "default",
             ParseModel::Best => "best",
         }
@@ -431,7 +434,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn hist(seed: u64, pages: u64) -> Histogram {
-        let mut h = Histogram::zero(Settings::new(ParseModel::Iaa));
+        let mut h = Histogram::zero(Settings::new(ParseModel::Fast));
         let mut x = seed | 1;
         for _ in 0..pages {
             let mut toks = Vec::new();
@@ -462,14 +465,18 @@ mod tests {
         let golden = include_str!("../tests/data/golden.histogram.json");
         let g = Histogram::from_json(golden).expect("golden histogram reads");
         assert_eq!(g.to_json(), golden, "serialized form changed");
-        assert_eq!(g.settings().parse, ParseModel::Iaa);
+        assert_eq!(g.settings().parse, ParseModel::Fast);
+        // Files from before the fast parse had one name say "iaa".
+        let old = golden.replace(r#""parse": "fast""#, r#""parse": "iaa""#);
+        assert_ne!(old, golden);
+        assert_eq!(Histogram::from_json(&old).unwrap(), g);
         assert_eq!(g.pages, 2);
         assert_eq!(g.same_filled_pages, 1);
     }
 
     #[test]
     fn merge_refuses_other_settings() {
-        let mut a = Histogram::zero(Settings::new(ParseModel::Iaa));
+        let mut a = Histogram::zero(Settings::new(ParseModel::Fast));
         let b = Histogram::zero(Settings::new(ParseModel::Default));
         let e = a.merge(&b).unwrap_err();
         assert!(matches!(
@@ -479,8 +486,8 @@ mod tests {
                 ..
             }
         ));
-        assert!(e.to_string().contains("iaa vs default"), "{e}");
-        let mut c = Settings::new(ParseModel::Iaa);
+        assert!(e.to_string().contains("fast vs default"), "{e}");
+        let mut c = Settings::new(ParseModel::Fast);
         c.window = 2048;
         assert!(a.merge(&Histogram::zero(c)).is_err());
         let mut d1 = Settings::new(ParseModel::Best);
@@ -531,7 +538,7 @@ mod tests {
             n1 in 0u64..4, n2 in 0u64..4, n3 in 0u64..4,
         ) {
             let (a, b, c) = (hist(s1, n1), hist(s2, n2), hist(s3, n3));
-            let zero = Histogram::zero(Settings::new(ParseModel::Iaa));
+            let zero = Histogram::zero(Settings::new(ParseModel::Fast));
             let ab_c = a.clone().merged(&b).unwrap().merged(&c).unwrap();
             let a_bc = a.clone().merged(&b.clone().merged(&c).unwrap()).unwrap();
             let cba = c.clone().merged(&b).unwrap().merged(&a).unwrap();

@@ -49,7 +49,7 @@ impl Smoothing {
     /// The default: `prior:0.005`.
     ///
     /// Chosen by held-out measurement on corpora/fleet-snapshots (5
-    /// workloads, 5360 held-out pages, iaa parse, each workload's own
+    /// workloads, 5360 held-out pages, fast parse, each workload's own
     /// table): prior:0.005 gave 7858.76 bits/page, the lowest of the
     /// candidates; add-one 7858.81, uniform:0.001 7858.79, prior:0.001
     /// 7858.80, uniform:0.005 7859.04, prior:0.02 7859.02, uniform:0.02

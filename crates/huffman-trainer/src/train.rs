@@ -211,7 +211,7 @@ pub struct TrainOptions {
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
-            parse: ParseModel::Iaa,
+            parse: ParseModel::Fast,
             table: TableOptions::default(),
             split: Split::default(),
             max_refinements: 4,
@@ -593,7 +593,7 @@ mod tests {
             .table;
         assert_eq!(t.check_iaa(), Ok(()));
         assert_eq!(t.name.as_deref(), Some("mixed"));
-        assert_eq!(t.provenance.training["parse"], "iaa");
+        assert_eq!(t.provenance.training["parse"], "fast");
         assert_eq!(t.provenance.generator.as_deref(), Some(GENERATOR));
         assert!(t.provenance.created.is_none());
     }
@@ -624,7 +624,7 @@ mod tests {
         let parts: Vec<Vec<Vec<u8>>> = (0..4).map(|i| synthetic_pages(60, 20 + i)).collect();
         let hists: Vec<Histogram> = parts
             .iter()
-            .map(|p| histogram_of(p, ParseModel::Iaa))
+            .map(|p| histogram_of(p, ParseModel::Fast))
             .collect();
         let opts = TableOptions::default();
         let fwd = hists[1..]
@@ -637,7 +637,7 @@ mod tests {
             .merged(&hists[1].clone().merged(&hists[0]).unwrap())
             .unwrap();
         let all: Vec<Vec<u8>> = parts.concat();
-        let whole = histogram_of(&all, ParseModel::Iaa);
+        let whole = histogram_of(&all, ParseModel::Fast);
         let t1 = table_from_histogram(&fwd, &opts, "x").unwrap();
         let t2 = table_from_histogram(&pairs, &opts, "x").unwrap();
         let t3 = table_from_histogram(&whole, &opts, "x").unwrap();

@@ -28,10 +28,10 @@ const ORDER: &[&str] = &[
 
 fn label(mode: &str) -> String {
     match mode {
-        "canned-fast" => "canned (own table, fast/iaa parse)".into(),
+        "canned-fast" => "canned (own table, fast parse)".into(),
         "canned-default" => "canned (own table, default parse)".into(),
         "canned-best" => "canned (own table, best parse)".into(),
-        "fixed" => "fixed (fast/iaa parse)".into(),
+        "fixed" => "fixed (fast parse)".into(),
         "canned:kernel-2024" => "canned kernel-2024 (fast)".into(),
         "canned:fleet" => "canned fleet table (fast)".into(),
         m => m.into(),
