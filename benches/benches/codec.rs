@@ -14,10 +14,10 @@ use std::time::Duration;
 use cannery_codec::encode::count_symbols;
 use cannery_codec::huffman::limited_code_lengths;
 use cannery_codec::lz77::MatchFinder;
+use cannery_codec::peer::{train_zstd_dictionary, Peer, PeerKind};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 use cannery_trainer::gather::Parser;
 use cannery_trainer::histogram::SymbolCounts;
-use cannery_trainer::peers::{train_zstd_dictionary, Peer, PeerKind};
 use cannery_trainer::ParseModel;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 

@@ -10,9 +10,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use cannery_capture::Corpus;
+use cannery_codec::peer::train_zstd_dictionary;
 use cannery_trainer::bench::{bench_codec, standard_codecs, BenchResult};
 use cannery_trainer::pages::Part;
-use cannery_trainer::peers::train_zstd_dictionary;
 use cannery_trainer::train::{histogram_of, table_from_histogram};
 use cannery_trainer::{ParseModel, Split, TableOptions};
 use clap::Args;

@@ -25,6 +25,8 @@ pub mod encode;
 pub mod huffman;
 pub mod lz77;
 pub mod mode;
+#[cfg(feature = "reference")]
+pub mod peer;
 pub mod ratio;
 pub mod records;
 pub mod table;

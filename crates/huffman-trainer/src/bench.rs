@@ -14,7 +14,7 @@ use std::time::Instant;
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 
-use crate::peers::{Peer, PeerKind};
+use cannery_codec::peer::{Peer, PeerKind};
 
 /// One codec to measure.
 #[derive(Clone, Debug)]
@@ -323,7 +323,7 @@ mod tests {
     fn every_standard_codec_round_trips_and_reports() {
         let p = pages();
         let refs: Vec<&[u8]> = p.iter().map(|x| &x[..]).collect();
-        let dict = crate::peers::train_zstd_dictionary(&refs, 2048);
+        let dict = cannery_codec::peer::train_zstd_dictionary(&refs, 2048);
         for c in standard_codecs(&Table::kernel_2024(), dict) {
             let r = bench_codec("w", &c, &p, 2, 1).unwrap();
             assert_eq!(r.pages, 8);

@@ -17,9 +17,9 @@ use crate::error::TrainError;
 use crate::evaluate::{default_peers, drift, evaluate, Drift, EvalSpec, ModeResult};
 use crate::histogram::{Histogram, HistogramError};
 use crate::pages::{Part, Split};
-use crate::peers::PeerKind;
 use crate::report::Workload;
 use crate::train::TableOptions;
+use cannery_codec::peer::PeerKind;
 
 /// How [`eval_corpus`] evaluates.
 #[derive(Clone, Copy, Debug)]

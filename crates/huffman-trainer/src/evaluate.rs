@@ -26,7 +26,7 @@ use crate::error::TrainError;
 use crate::gather::Parser;
 use crate::histogram::{Histogram, ParseModel, Settings, SymbolCounts};
 use crate::pages::{for_each_chunk, same_filled, PageSource, Part, Split};
-use crate::peers::{Peer, PeerKind};
+use cannery_codec::peer::{Peer, PeerKind};
 
 pub use crate::bounds::{drift, Ceiling, ConstraintCost, Drift, RETRAIN_THRESHOLD_PERCENT};
 

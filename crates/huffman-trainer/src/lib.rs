@@ -10,11 +10,13 @@
 //! [`train`] (tables, `best` refinement) → [`cluster`] (K tables) →
 //! [`evaluate`] (held-out sizes for every codec, drift) → [`report`]
 //! (per-workload and fleet training of a corpus, and its report).
-//! [`peers`] wraps the other compressors; [`bench`] times them and cannery's
-//! modes page by page (`cannery bench`).
+//! [`bench`] times cannery's modes and the peer compressors
+//! (`cannery_codec::peer`) page by page (`cannery bench`).
 //!
-//! The crate reads no files and prints nothing: callers hand it pages (any
-//! [`pages::PageSource`]) or histograms, and get tables and reports back.
+//! The crate prints nothing, and its core reads no files: callers hand it
+//! pages (any [`pages::PageSource`]) or histograms, and get tables and
+//! reports back; [`corpus`] is the thin adapter that streams page files
+//! (through `cannery_capture`) as a source.
 
 #![forbid(unsafe_code)]
 
@@ -28,8 +30,8 @@ pub mod eval_corpus;
 pub mod evaluate;
 pub mod gather;
 pub mod histogram;
+pub mod mode_key;
 pub mod pages;
-pub mod peers;
 pub mod report;
 pub mod smoothing;
 #[doc(hidden)]
@@ -38,6 +40,7 @@ pub mod train;
 
 pub use error::{TrainError, MIN_TRAINING_PAGES};
 pub use histogram::{Histogram, HistogramError, ParseModel, Settings};
+pub use mode_key::ModeKey;
 pub use pages::{PageSource, Split};
 pub use smoothing::Smoothing;
 pub use train::{TableOptions, TrainOptions};

@@ -5,7 +5,7 @@
 //! bounded deterministic samples ([`SmallestHashes`])
 //! and the chunked pass every later stage runs over a source.
 //!
-//! The trainer library never opens files: the CLI adapts corpora (snapshot
+//! This module opens no files: [`crate::corpus`] adapts corpora (snapshot
 //! and raw `.pages` files) to [`PageSource`]; tests use in-memory pages.
 //! Memory use of a pass is one chunk of pages, whatever the corpus size.
 

@@ -34,10 +34,10 @@ use crate::error::TrainError;
 use crate::evaluate::{evaluate, Ceiling, ConstraintCost, EvalSpec, ModeResult, Tally};
 use crate::histogram::Histogram;
 use crate::pages::{PageSource, PageStream, SourceError};
-use crate::peers::train_zstd_dictionary;
 use crate::train::{
     evaluate_smoothings, scan, train_from_scan, RefineStep, Scan, SmoothingResult, TrainOptions,
 };
+use cannery_codec::peer::train_zstd_dictionary;
 
 /// Format name of the report JSON.
 pub const REPORT_FORMAT: &str = "cannery-train-report";

@@ -1,27 +1,26 @@
 //! The `libdeflate` backend: Eric Biggers' libdeflate (through the
-//! libdeflater crate) as a reference inflater and deflater.
+//! libdeflater crate) as a reference inflater and deflater; the library
+//! calls are [`crate::peer::deflate`]'s (feature `reference`).
 //!
 //! Decompresses raw deflate of any mode; canned streams are read through
 //! [`super::canned_to_deflate`]. Compresses dynamic raw deflate (its own
-//! block choice, level 6). It cannot compress with a canned table or force
+//! block choice, level 6 unless [`Libdeflate::with_level`]). It cannot compress with a canned table or force
 //! fixed codes.
 
-use libdeflater::{CompressionLvl, Compressor, DecompressionError, Decompressor};
-
 use super::{
-    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,
+    as_deflate, check_page, inflate_error, outcome_of, Backend, BackendError, Capabilities,
+    ExecPath, ALL_MODES,
 };
-use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
 use crate::mode::Mode;
+use crate::peer::deflate;
 use crate::table::rules::Rule;
 use crate::table::Table;
 
 /// libdeflate as a backend.
 pub struct Libdeflate {
     caps: Capabilities,
-    c: Compressor,
-    d: Decompressor,
+    lib: deflate::Libdeflate,
 }
 
 impl std::fmt::Debug for Libdeflate {
@@ -37,9 +36,18 @@ impl Default for Libdeflate {
 }
 
 impl Libdeflate {
-    /// The backend.
+    /// The backend at libdeflate's default level, 6.
     pub fn new() -> Libdeflate {
-        Libdeflate {
+        Libdeflate::with_level(6).expect("6 is a libdeflate level")
+    }
+
+    /// The backend compressing at `level` (1..=12).
+    pub fn with_level(level: i32) -> Result<Libdeflate, BackendError> {
+        let lib = deflate::Libdeflate::new(level).map_err(|message| BackendError::Rejected {
+            backend: "libdeflate",
+            message,
+        })?;
+        Ok(Libdeflate {
             caps: Capabilities {
                 compress: vec![Mode::Dynamic],
                 decompress: ALL_MODES.to_vec(),
@@ -48,9 +56,8 @@ impl Libdeflate {
                 canned_compress_rules: &[],
                 canned_decompress_rules: &[Rule::Standard],
             },
-            c: Compressor::new(CompressionLvl::default()),
-            d: Decompressor::new(),
-        }
+            lib,
+        })
     }
 }
 
@@ -72,16 +79,12 @@ impl Backend for Libdeflate {
     ) -> Result<Outcome, BackendError> {
         check_page(page)?;
         self.caps.check_compress(self.name(), mode)?;
-        out.clear();
-        out.resize(self.c.deflate_compress_bound(page.len()).max(PAGE_SIZE), 0);
-        let n = self
-            .c
-            .deflate_compress(page, out)
-            .map_err(|e| BackendError::Rejected {
+        self.lib
+            .deflate(page, out)
+            .map_err(|message| BackendError::Rejected {
                 backend: "libdeflate",
-                message: e.to_string(),
+                message,
             })?;
-        out.truncate(n);
         Ok(outcome_of(out))
     }
 
@@ -93,15 +96,9 @@ impl Backend for Libdeflate {
         out: &mut [u8],
     ) -> Result<usize, BackendError> {
         let data = as_deflate(mode, table, data)?;
-        self.d.deflate_decompress(&data, out).map_err(|e| match e {
-            DecompressionError::InsufficientSpace => BackendError::OutputLimit {
-                backend: "libdeflate",
-                limit: out.len(),
-            },
-            DecompressionError::BadData => BackendError::Rejected {
-                backend: "libdeflate",
-                message: "bad data".into(),
-            },
-        })
+        let limit = out.len();
+        self.lib
+            .inflate(&data, out)
+            .map_err(|e| inflate_error("libdeflate", limit, e))
     }
 }

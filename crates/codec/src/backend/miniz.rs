@@ -1,33 +1,27 @@
-//! The `miniz_oxide` backend: a pure-Rust reference inflater (and deflater).
+//! The `miniz_oxide` backend: a pure-Rust reference inflater (and deflater);
+//! the library calls are [`crate::peer::deflate`]'s (feature `reference`).
 //!
 //! Decompresses raw deflate of any mode; canned streams are read through
 //! [`super::canned_to_deflate`] (the table's header in front). Compresses
 //! fixed (all static blocks) and dynamic (its own block choice) raw deflate
-//! at level 6. It cannot compress with a canned table.
-
-use miniz_oxide::deflate::core::{
-    compress, create_comp_flags_from_zip_params, CompressionStrategy, CompressorOxide, TDEFLFlush,
-    TDEFLStatus,
-};
-use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
-use miniz_oxide::inflate::TINFLStatus;
+//! at level 6 unless [`Miniz::with_level`]. It cannot compress with a
+//! canned table.
 
 use super::{
-    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,
+    as_deflate, check_page, inflate_error, outcome_of, Backend, BackendError, Capabilities,
+    ExecPath, ALL_MODES,
 };
-use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
 use crate::mode::Mode;
+use crate::peer::deflate::{miniz_deflate, miniz_inflate};
 use crate::table::rules::Rule;
 use crate::table::Table;
-
-/// Compression level used for fixed and dynamic streams.
-const LEVEL: i32 = 6;
 
 /// miniz_oxide as a backend.
 #[derive(Debug)]
 pub struct Miniz {
     caps: Capabilities,
+    level: u8,
 }
 
 impl Default for Miniz {
@@ -37,9 +31,15 @@ impl Default for Miniz {
 }
 
 impl Miniz {
-    /// The backend.
+    /// The backend at level 6.
     pub fn new() -> Miniz {
+        Miniz::with_level(6)
+    }
+
+    /// The backend compressing at `level` (0..=10).
+    pub fn with_level(level: u8) -> Miniz {
         Miniz {
+            level: level.min(10),
             caps: Capabilities {
                 compress: vec![Mode::Fixed, Mode::Dynamic],
                 decompress: ALL_MODES.to_vec(),
@@ -70,23 +70,12 @@ impl Backend for Miniz {
     ) -> Result<Outcome, BackendError> {
         check_page(page)?;
         self.caps.check_compress(self.name(), mode)?;
-        let strategy = if mode == Mode::Fixed {
-            CompressionStrategy::Fixed
-        } else {
-            CompressionStrategy::Default
-        };
-        let flags = create_comp_flags_from_zip_params(LEVEL, -15, strategy as i32);
-        let mut c = CompressorOxide::new(flags);
-        out.clear();
-        out.resize(2 * PAGE_SIZE + 64, 0);
-        let (status, read, written) = compress(&mut c, page, out, TDEFLFlush::Finish);
-        if status != TDEFLStatus::Done || read != page.len() {
-            return Err(BackendError::Rejected {
+        miniz_deflate(self.level, mode == Mode::Fixed, page, out).map_err(|message| {
+            BackendError::Rejected {
                 backend: "miniz_oxide",
-                message: format!("compressor stopped with {status:?} after {read} bytes"),
-            });
-        }
-        out.truncate(written);
+                message,
+            }
+        })?;
         Ok(outcome_of(out))
     }
 
@@ -98,24 +87,6 @@ impl Backend for Miniz {
         out: &mut [u8],
     ) -> Result<usize, BackendError> {
         let data = as_deflate(mode, table, data)?;
-        let mut d = DecompressorOxide::new();
-        let (status, _read, written) = decompress(
-            &mut d,
-            &data,
-            out,
-            0,
-            inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
-        );
-        match status {
-            TINFLStatus::Done => Ok(written),
-            TINFLStatus::HasMoreOutput => Err(BackendError::OutputLimit {
-                backend: "miniz_oxide",
-                limit: out.len(),
-            }),
-            other => Err(BackendError::Rejected {
-                backend: "miniz_oxide",
-                message: format!("{other:?}"),
-            }),
-        }
+        miniz_inflate(&data, out).map_err(|e| inflate_error("miniz_oxide", out.len(), e))
     }
 }

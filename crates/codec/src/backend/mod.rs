@@ -28,7 +28,9 @@
 //! are in [`check`].
 
 pub mod check;
+#[cfg(feature = "reference")]
 pub mod libdeflate;
+#[cfg(feature = "reference")]
 pub mod miniz;
 #[cfg(feature = "qat")]
 #[allow(unsafe_code)]
@@ -38,6 +40,7 @@ pub mod qat;
 pub mod qpl;
 pub mod software;
 pub mod stress;
+#[cfg(feature = "reference")]
 pub mod zlib;
 
 use serde::Serialize;
@@ -372,15 +375,54 @@ pub struct Availability {
 pub fn open(name: &str) -> Result<Box<dyn Backend>, BackendError> {
     match name {
         "software" => Ok(Box::new(software::Software::new())),
-        "miniz_oxide" | "miniz" => Ok(Box::new(miniz::Miniz::new())),
-        "zlib" => Ok(Box::new(zlib::Zlib::new())),
-        "libdeflate" => Ok(Box::new(libdeflate::Libdeflate::new())),
+        "miniz_oxide" | "miniz" | "zlib" | "libdeflate" => open_reference(name),
         "qpl" => open_qpl(),
         "qat" => open_qat(),
         _ => Err(BackendError::Unknown {
             name: name.into(),
             known: NAMES.join(", "),
         }),
+    }
+}
+
+#[cfg(feature = "reference")]
+fn open_reference(name: &str) -> Result<Box<dyn Backend>, BackendError> {
+    Ok(match name {
+        "zlib" => Box::new(zlib::Zlib::new()),
+        "libdeflate" => Box::new(libdeflate::Libdeflate::new()),
+        _ => Box::new(miniz::Miniz::new()),
+    })
+}
+
+#[cfg(not(feature = "reference"))]
+fn open_reference(name: &str) -> Result<Box<dyn Backend>, BackendError> {
+    Err(BackendError::Unavailable {
+        backend: match name {
+            "zlib" => "zlib",
+            "libdeflate" => "libdeflate",
+            _ => "miniz_oxide",
+        },
+        reason: "not built with the `reference` feature (the codec's default; rebuild \
+                 cannery-codec with its default features)"
+            .into(),
+    })
+}
+
+/// A reference library's inflate failure as a backend error.
+#[cfg(feature = "reference")]
+fn inflate_error(
+    backend: &'static str,
+    limit: usize,
+    e: crate::peer::deflate::InflateFailure,
+) -> BackendError {
+    use crate::peer::deflate::InflateFailure;
+    match e {
+        InflateFailure::OutputFull => BackendError::OutputLimit { backend, limit },
+        InflateFailure::Truncated => BackendError::Rejected {
+            backend,
+            message: "stream is truncated: input ends before the end of the final block".into(),
+        },
+        InflateFailure::Rejected(message) => BackendError::Rejected { backend, message },
     }
 }
 
@@ -485,6 +527,7 @@ pub fn canned_to_deflate(table: &Table, canned: &[u8]) -> Result<Vec<u8>, Backen
 
 /// The raw deflate form of a stream of `mode`: canned streams get their
 /// header (see [`canned_to_deflate`]), others are already raw deflate.
+#[cfg_attr(not(feature = "reference"), allow(dead_code))]
 pub(crate) fn as_deflate<'a>(
     mode: Mode,
     table: Option<&Table>,
@@ -500,6 +543,7 @@ pub(crate) fn as_deflate<'a>(
 }
 
 /// The outcome of a reference compressor's output under zswap's rule.
+#[cfg_attr(not(feature = "reference"), allow(dead_code))]
 pub(crate) fn outcome_of(out: &[u8]) -> Outcome {
     if out.len() >= PAGE_SIZE {
         Outcome::Incompressible
@@ -565,7 +609,13 @@ mod tests {
     #[cfg_attr(miri, ignore = "opens libdeflate, a C library Miri cannot run")]
     fn open_knows_every_name_and_refuses_others() {
         for name in ["software", "miniz_oxide", "zlib", "libdeflate"] {
+            #[cfg(feature = "reference")]
             assert_eq!(open(name).unwrap().name(), name);
+            #[cfg(not(feature = "reference"))]
+            if name != "software" {
+                let e = open(name).err().expect("reference backends are not built");
+                assert!(e.to_string().contains("`reference` feature"), "{e}");
+            }
         }
         let e = open("nope").err().expect("no such backend");
         assert!(matches!(e, BackendError::Unknown { .. }));

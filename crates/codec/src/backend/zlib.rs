@@ -1,19 +1,19 @@
 //! The `zlib` backend: zlib itself (through flate2's `zlib` feature) as a
-//! reference inflater and deflater.
+//! reference inflater and deflater; the library calls are
+//! [`crate::peer::deflate`]'s (feature `reference`).
 //!
 //! Decompresses raw deflate of any mode; canned streams are read through
 //! [`super::canned_to_deflate`]. Compresses dynamic raw deflate (zlib's own
-//! block choice, level 6). flate2 exposes no fixed-code strategy and zlib
-//! cannot compress with a canned table.
-
-use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+//! block choice, level 6 unless [`Zlib::with_level`]). flate2 exposes no
+//! fixed-code strategy and zlib cannot compress with a canned table.
 
 use super::{
-    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,
+    as_deflate, check_page, inflate_error, outcome_of, Backend, BackendError, Capabilities,
+    ExecPath, ALL_MODES,
 };
-use crate::constants::PAGE_SIZE;
 use crate::encode::Outcome;
 use crate::mode::Mode;
+use crate::peer::deflate::{zlib_deflate, zlib_inflate};
 use crate::table::rules::Rule;
 use crate::table::Table;
 
@@ -21,6 +21,7 @@ use crate::table::Table;
 #[derive(Debug)]
 pub struct Zlib {
     caps: Capabilities,
+    level: u32,
 }
 
 impl Default for Zlib {
@@ -30,9 +31,15 @@ impl Default for Zlib {
 }
 
 impl Zlib {
-    /// The backend.
+    /// The backend at zlib's default level, 6.
     pub fn new() -> Zlib {
+        Zlib::with_level(6)
+    }
+
+    /// The backend compressing at `level` (0..=9).
+    pub fn with_level(level: u32) -> Zlib {
         Zlib {
+            level: level.min(9),
             caps: Capabilities {
                 compress: vec![Mode::Dynamic],
                 decompress: ALL_MODES.to_vec(),
@@ -63,21 +70,10 @@ impl Backend for Zlib {
     ) -> Result<Outcome, BackendError> {
         check_page(page)?;
         self.caps.check_compress(self.name(), mode)?;
-        let mut c = Compress::new(Compression::new(6), false);
-        out.clear();
-        out.reserve(2 * PAGE_SIZE + 64);
-        let status = c
-            .compress_vec(page, out, FlushCompress::Finish)
-            .map_err(|e| BackendError::Rejected {
-                backend: "zlib",
-                message: e.to_string(),
-            })?;
-        if status != Status::StreamEnd {
-            return Err(BackendError::Rejected {
-                backend: "zlib",
-                message: format!("deflate stopped with {status:?}"),
-            });
-        }
+        zlib_deflate(self.level, page, out).map_err(|message| BackendError::Rejected {
+            backend: "zlib",
+            message,
+        })?;
         Ok(outcome_of(out))
     }
 
@@ -89,24 +85,6 @@ impl Backend for Zlib {
         out: &mut [u8],
     ) -> Result<usize, BackendError> {
         let data = as_deflate(mode, table, data)?;
-        let mut d = Decompress::new(false);
-        let status = d
-            .decompress(&data, out, FlushDecompress::Finish)
-            .map_err(|e| BackendError::Rejected {
-                backend: "zlib",
-                message: e.to_string(),
-            })?;
-        match status {
-            Status::StreamEnd => Ok(d.total_out() as usize),
-            // Finish without reaching the end: either the output is full or the input ran out.
-            _ if d.total_out() as usize == out.len() => Err(BackendError::OutputLimit {
-                backend: "zlib",
-                limit: out.len(),
-            }),
-            _ => Err(BackendError::Rejected {
-                backend: "zlib",
-                message: "stream is truncated: input ends before the end of the final block".into(),
-            }),
-        }
+        zlib_inflate(&data, out).map_err(|e| inflate_error("zlib", out.len(), e))
     }
 }

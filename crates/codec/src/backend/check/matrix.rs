@@ -445,11 +445,13 @@ impl Counts {
 mod tests {
     use super::*;
     use crate::backend::software::Software;
+    #[cfg(feature = "reference")]
     use crate::backend::zlib::Zlib;
     use crate::backend::{BackendError, Capabilities};
 
     /// Our software backend with one bit of every compressed stream
     /// flipped: a faulty engine, to prove mismatches are caught.
+    #[cfg_attr(not(feature = "reference"), allow(dead_code))]
     struct Faulty(Software);
 
     impl Backend for Faulty {
@@ -483,6 +485,7 @@ mod tests {
         }
     }
 
+    #[cfg_attr(not(feature = "reference"), allow(dead_code))]
     fn text_page(i: usize) -> Vec<u8> {
         format!("page {i}: the quick brown fox jumps over the lazy dog. ")
             .repeat(80)
@@ -491,6 +494,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "reference")]
     fn a_faulty_compressor_fails_every_decompressor_and_leaves_reproducers() {
         let table = Table::kernel_2024();
         let pages: Vec<Vec<u8>> = (0..3).map(text_page).collect();

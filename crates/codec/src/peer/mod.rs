@@ -1,21 +1,28 @@
-//! The compressors zswap users pick, behind one page-at-a-time interface, so
-//! evaluation, the zswap simulator and the benchmarks measure every codec the
-//! same way: zstd (with or without a dictionary), lz4 (lz4_flex and liblz4),
-//! libdeflate, zlib (through flate2) and miniz_oxide.
+//! The outside compressors zswap users pick (the "peers"), each wrapped once
+//! behind one page-at-a-time interface, with its level as a parameter:
+//! zstd (with or without a dictionary), lz4 (lz4_flex and liblz4),
+//! libdeflate, zlib (through flate2) and miniz_oxide. The evaluation and
+//! benchmark reports, the zswap simulator and the batch path all measure
+//! them through [`Peer`]; the codec's reference backends
+//! (`backend::{zlib, miniz, libdeflate}`) use the same deflate calls
+//! ([`deflate`]). Built with the default-on `reference` feature; a library
+//! user of the codec can drop it (and these dependencies).
 //!
 //! Each peer compresses one page on its own (no state carried between pages)
 //! and follows zswap's rule: an output of 4096 bytes or more is
-//! incompressible. This module does not know about canned tables; cannery's
-//! own modes are in `cannery_codec`. Every [`Peer`] is also a
-//! [`PageCompressor`] and [`PageDecompressor`], so it runs through
-//! `cannery_codec::batch` (and the zswap model in `cannery_zswap`) like
+//! incompressible. This module does not know about canned tables. Every
+//! [`Peer`] is also a [`PageCompressor`] and [`PageDecompressor`], so it runs
+//! through [`crate::batch`] (and the zswap model in `cannery_zswap`) like
 //! cannery's own encoder and decoder.
+
+pub mod deflate;
 
 use std::fmt;
 
-use cannery_codec::batch::{PageCompressor, PageDecompressor};
-use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::Outcome;
+use crate::batch::{PageCompressor, PageDecompressor};
+use crate::constants::PAGE_SIZE;
+use crate::encode::Outcome;
+use deflate::InflateFailure;
 
 /// Which peer compressor, at which level.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -75,10 +82,7 @@ enum Engine {
     },
     Lz4Flex,
     Lz4,
-    Libdeflate {
-        c: libdeflater::Compressor,
-        d: libdeflater::Decompressor,
-    },
+    Libdeflate(deflate::Libdeflate),
     Zlib(u32),
     Miniz(u8),
 }
@@ -102,6 +106,48 @@ fn lib_err(kind: &PeerKind, e: impl fmt::Display) -> PeerError {
     }
 }
 
+fn inflate_err(kind: &PeerKind, e: InflateFailure) -> PeerError {
+    lib_err(
+        kind,
+        match e {
+            InflateFailure::OutputFull => "output would exceed the page".into(),
+            InflateFailure::Truncated => "stream is truncated".into(),
+            InflateFailure::Rejected(m) => m,
+        },
+    )
+}
+
+impl std::str::FromStr for PeerKind {
+    type Err = String;
+
+    /// The report name back to the peer: `zstd-1`, `zstd-1-dict`,
+    /// `lz4-flex`, `lz4`, `libdeflate-6`, `zlib-6`, `miniz-1`.
+    fn from_str(s: &str) -> Result<PeerKind, String> {
+        let bad = || format!("unknown peer compressor {s:?}");
+        let level = |l: &str| l.parse::<i64>().map_err(|_| bad());
+        if let Some(l) = s
+            .strip_prefix("zstd-")
+            .and_then(|r| r.strip_suffix("-dict"))
+        {
+            return Ok(PeerKind::ZstdDict(level(l)? as i32));
+        }
+        let kind = match s.split_once('-') {
+            None if s == "lz4" => PeerKind::Lz4,
+            Some(("lz4", "flex")) => PeerKind::Lz4Flex,
+            Some(("zstd", l)) => PeerKind::Zstd(level(l)? as i32),
+            Some(("libdeflate", l)) => PeerKind::Libdeflate(level(l)? as i32),
+            Some(("zlib", l)) => PeerKind::Zlib(u32::try_from(level(l)?).map_err(|_| bad())?),
+            Some(("miniz", l)) => PeerKind::Miniz(u8::try_from(level(l)?).map_err(|_| bad())?),
+            _ => return Err(bad()),
+        };
+        // One text form per peer: "zstd-01" is not "zstd-1".
+        if kind.to_string() != s {
+            return Err(bad());
+        }
+        Ok(kind)
+    }
+}
+
 impl Peer {
     /// A peer; `dictionary` is used by [`PeerKind::ZstdDict`] only.
     pub fn new(kind: PeerKind, dictionary: Option<&[u8]>) -> Result<Peer, PeerError> {
@@ -122,13 +168,9 @@ impl Peer {
             }
             PeerKind::Lz4Flex => Engine::Lz4Flex,
             PeerKind::Lz4 => Engine::Lz4,
-            PeerKind::Libdeflate(l) => Engine::Libdeflate {
-                c: libdeflater::Compressor::new(
-                    libdeflater::CompressionLvl::new(*l)
-                        .map_err(|e| lib_err(&kind, format!("{e:?}")))?,
-                ),
-                d: libdeflater::Decompressor::new(),
-            },
+            PeerKind::Libdeflate(l) => {
+                Engine::Libdeflate(deflate::Libdeflate::new(*l).map_err(|e| lib_err(&kind, e))?)
+            }
             PeerKind::Zlib(l) => Engine::Zlib(*l),
             PeerKind::Miniz(l) => Engine::Miniz(*l),
         };
@@ -161,21 +203,12 @@ impl Peer {
             Engine::Lz4 => {
                 *out = lz4::block::compress(page, None, false).map_err(|e| lib_err(kind, e))?;
             }
-            Engine::Libdeflate { c, .. } => {
-                out.resize(c.deflate_compress_bound(page.len()), 0);
-                let n = c
-                    .deflate_compress(page, out)
-                    .map_err(|e| lib_err(kind, format!("{e:?}")))?;
-                out.truncate(n);
-            }
+            Engine::Libdeflate(c) => c.deflate(page, out).map_err(|e| lib_err(kind, e))?,
             Engine::Zlib(l) => {
-                let mut c = flate2::Compress::new(flate2::Compression::new(*l), false);
-                out.reserve(page.len() + 64);
-                c.compress_vec(page, out, flate2::FlushCompress::Finish)
-                    .map_err(|e| lib_err(kind, e))?;
+                deflate::zlib_deflate(*l, page, out).map_err(|e| lib_err(kind, e))?
             }
             Engine::Miniz(l) => {
-                *out = miniz_oxide::deflate::compress_to_vec(page, *l);
+                deflate::miniz_deflate(*l, false, page, out).map_err(|e| lib_err(kind, e))?
             }
         }
         Ok(if out.len() >= PAGE_SIZE {
@@ -202,21 +235,9 @@ impl Peer {
                 out[..v.len()].copy_from_slice(&v);
                 Ok(v.len())
             }
-            Engine::Libdeflate { d, .. } => d
-                .deflate_decompress(data, out)
-                .map_err(|e| lib_err(kind, format!("{e:?}"))),
-            Engine::Zlib(_) => {
-                let mut d = flate2::Decompress::new(false);
-                d.decompress(data, out, flate2::FlushDecompress::Finish)
-                    .map_err(|e| lib_err(kind, e))?;
-                Ok(d.total_out() as usize)
-            }
-            Engine::Miniz(_) => {
-                let v = miniz_oxide::inflate::decompress_to_vec_with_limit(data, out.len())
-                    .map_err(|e| lib_err(kind, format!("{:?}", e.status)))?;
-                out[..v.len()].copy_from_slice(&v);
-                Ok(v.len())
-            }
+            Engine::Libdeflate(d) => d.inflate(data, out).map_err(|e| inflate_err(kind, e)),
+            Engine::Zlib(_) => deflate::zlib_inflate(data, out).map_err(|e| inflate_err(kind, e)),
+            Engine::Miniz(_) => deflate::miniz_inflate(data, out).map_err(|e| inflate_err(kind, e)),
         }
     }
 }
@@ -300,7 +321,7 @@ mod tests {
 
     #[test]
     fn peers_run_through_the_batch_path() {
-        use cannery_codec::batch::{BatchCompressor, BatchDecompressor, UnitStatus};
+        use crate::batch::{BatchCompressor, BatchDecompressor, UnitStatus};
         let pages: Vec<Vec<u8>> = (0..3).map(sample_page).collect();
         let peers = || {
             (0..2)
@@ -323,6 +344,27 @@ mod tests {
         for (i, page) in pages.iter().enumerate() {
             assert_eq!(back.status(i).ok(), Some(PAGE_SIZE));
             assert_eq!(&out[i * PAGE_SIZE..(i + 1) * PAGE_SIZE], &page[..]);
+        }
+    }
+
+    #[test]
+    fn peer_names_parse_back() {
+        for k in [
+            PeerKind::Zstd(1),
+            PeerKind::Zstd(-5),
+            PeerKind::ZstdDict(3),
+            PeerKind::Lz4Flex,
+            PeerKind::Lz4,
+            PeerKind::Libdeflate(12),
+            PeerKind::Zlib(9),
+            PeerKind::Miniz(10),
+        ] {
+            assert_eq!(k.to_string().parse::<PeerKind>(), Ok(k.clone()), "{k}");
+        }
+        for bad in [
+            "", "lz4-", "zstd", "zstd-x", "zstd-01", "zlib--1", "gzip-6", "lz4-fast",
+        ] {
+            assert!(bad.parse::<PeerKind>().is_err(), "{bad}");
         }
     }
 

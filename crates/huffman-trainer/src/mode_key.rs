@@ -1,0 +1,174 @@
+//! The name of one measured codec configuration in every report: a typed
+//! key with one text form, used as the key of report maps, in JSON, in the
+//! text renderers and in Python. The forms:
+//!
+//! | key | form | what |
+//! |---|---|---|
+//! | [`ModeKey::Canned`] | `canned-fast`, `canned-default`, `canned-best` | the evaluated table, really encoded at that parse level |
+//! | [`ModeKey::CannedTable`] | `canned:<name>` | a named table (`fleet`, `kernel-2024`, a workload's, `cluster-<i>`) at the fast parse |
+//! | [`ModeKey::BestOf`] | `best-of-<K>` | per page, the smallest of K tables at the fast parse |
+//! | [`ModeKey::Fixed`] | `fixed` | RFC 1951 fixed codes at the fast parse |
+//! | [`ModeKey::Dynamic`] | `dynamic-fast`, `dynamic-best` | per-page dynamic codes at that parse level |
+//! | [`ModeKey::Peer`] | `zstd-1`, `zstd-1-dict`, `lz4`, `libdeflate-6`, … | an outside compressor ([`PeerKind`]) |
+//!
+//! Keys sort by their text form, so maps keyed by them list modes as they
+//! always have. This module only names; it measures nothing.
+
+use std::fmt;
+use std::str::FromStr;
+
+use cannery_codec::peer::PeerKind;
+use cannery_codec::Level;
+
+/// One measured codec configuration (see the module doc for the forms).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ModeKey {
+    /// The evaluated table at a parse level.
+    Canned(Level),
+    /// A named table at the fast parse.
+    CannedTable(String),
+    /// Per page the smallest of this many tables.
+    BestOf(usize),
+    /// Fixed codes.
+    Fixed,
+    /// Per-page dynamic codes at a parse level.
+    Dynamic(Level),
+    /// An outside compressor.
+    Peer(PeerKind),
+}
+
+impl ModeKey {
+    /// `canned:<name>`.
+    pub fn table(name: impl Into<String>) -> ModeKey {
+        ModeKey::CannedTable(name.into())
+    }
+
+    /// Whether this is one of cannery's own deflate modes (not a peer).
+    pub fn is_cannery(&self) -> bool {
+        !matches!(self, ModeKey::Peer(_))
+    }
+}
+
+impl fmt::Display for ModeKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModeKey::Canned(l) => write!(f, "canned-{l}"),
+            ModeKey::CannedTable(n) => write!(f, "canned:{n}"),
+            ModeKey::BestOf(k) => write!(f, "best-of-{k}"),
+            ModeKey::Fixed => f.write_str("fixed"),
+            ModeKey::Dynamic(l) => write!(f, "dynamic-{l}"),
+            ModeKey::Peer(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+impl FromStr for ModeKey {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ModeKey, String> {
+        if let Some(name) = s.strip_prefix("canned:") {
+            if name.is_empty() {
+                return Err("canned: needs a table name".into());
+            }
+            return Ok(ModeKey::CannedTable(name.into()));
+        }
+        if let Some(l) = s.strip_prefix("canned-") {
+            return l.parse().map(ModeKey::Canned);
+        }
+        if let Some(l) = s.strip_prefix("dynamic-") {
+            return l.parse().map(ModeKey::Dynamic);
+        }
+        if let Some(k) = s.strip_prefix("best-of-") {
+            return k
+                .parse()
+                .map(ModeKey::BestOf)
+                .map_err(|_| format!("{s:?}: best-of needs a number of tables"));
+        }
+        if s == "fixed" {
+            return Ok(ModeKey::Fixed);
+        }
+        s.parse::<PeerKind>()
+            .map(ModeKey::Peer)
+            .map_err(|_| format!("unknown mode {s:?} (canned-LEVEL, canned:TABLE, best-of-K, fixed, dynamic-LEVEL or a peer such as zstd-1, lz4, libdeflate-6)"))
+    }
+}
+
+impl PartialOrd for ModeKey {
+    fn partial_cmp(&self, other: &ModeKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ModeKey {
+    /// By text form (reports have always listed modes in that order).
+    fn cmp(&self, other: &ModeKey) -> std::cmp::Ordering {
+        self.to_string().cmp(&other.to_string())
+    }
+}
+
+impl serde::Serialize for ModeKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ModeKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ModeKey, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_form_parses_back_to_its_key() {
+        let keys = [
+            ModeKey::Canned(Level::Fast),
+            ModeKey::Canned(Level::Best),
+            ModeKey::table("kernel-2024"),
+            ModeKey::table("w-1"),
+            ModeKey::BestOf(4),
+            ModeKey::Fixed,
+            ModeKey::Dynamic(Level::Fast),
+            ModeKey::Dynamic(Level::Best),
+            ModeKey::Peer(PeerKind::Zstd(1)),
+            ModeKey::Peer(PeerKind::ZstdDict(1)),
+            ModeKey::Peer(PeerKind::Lz4),
+            ModeKey::Peer(PeerKind::Lz4Flex),
+            ModeKey::Peer(PeerKind::Libdeflate(6)),
+            ModeKey::Peer(PeerKind::Zlib(6)),
+            ModeKey::Peer(PeerKind::Miniz(1)),
+        ];
+        for k in keys {
+            let s = k.to_string();
+            assert_eq!(s.parse::<ModeKey>().unwrap(), k, "{s}");
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(serde_json::from_str::<ModeKey>(&json).unwrap(), k);
+        }
+        assert_eq!(ModeKey::Canned(Level::Fast).to_string(), "canned-fast");
+        assert_eq!(ModeKey::table("fleet").to_string(), "canned:fleet");
+        for bad in ["", "canned:", "canned-max", "best-of-x", "gzip-9"] {
+            assert!(bad.parse::<ModeKey>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn keys_sort_by_their_text() {
+        let mut keys = [
+            ModeKey::Fixed,
+            ModeKey::Peer(PeerKind::Lz4),
+            ModeKey::table("kernel-2024"),
+            ModeKey::Canned(Level::Best),
+            ModeKey::Canned(Level::Fast),
+        ];
+        keys.sort();
+        let text: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        let mut sorted = text.clone();
+        sorted.sort();
+        assert_eq!(text, sorted);
+    }
+}
