@@ -10,6 +10,7 @@ use cannery_trainer::evaluate::{evaluate, EvalSpec, ModeResult};
 use cannery_trainer::pages::{Part, Split};
 use cannery_trainer::report::{train_corpus, CorpusOptions, Workload};
 use cannery_trainer::train::{table_from_histogram, TableOptions, TrainOptions};
+use cannery_trainer::ModeKey;
 use cannery_trainer::{ParseModel, Smoothing, TrainError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -290,7 +291,8 @@ pub fn _evaluate<'py>(
     let mut rows = Vec::new();
     for (workload, modes) in &results {
         for (mode, r) in modes {
-            rows.push(row(py, &[("workload", workload), ("mode", mode)], r)?);
+            let mode = mode.to_string();
+            rows.push(row(py, &[("workload", workload), ("mode", &mode)], r)?);
         }
     }
     Ok(rows)
@@ -338,7 +340,7 @@ pub fn _cross_evaluate<'py>(
     let mut rows = Vec::new();
     for (tname, _) in &named {
         for (workload, modes) in &results {
-            if let Some(r) = modes.get(&format!("canned:{tname}")) {
+            if let Some(r) = modes.get(&ModeKey::table(tname.clone())) {
                 rows.push(row(py, &[("table", tname), ("workload", workload)], r)?);
             }
         }

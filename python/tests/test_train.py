@@ -124,3 +124,22 @@ def test_cross_evaluate_diagonal(trained):
     one = one.to_dict("records") if hasattr(one, "to_dict") else one
     fast = next(x for x in one if x["mode"] == "canned-fast")
     assert math.isclose(fast["ratio"], r[("text", "text")], rel_tol=1e-6)
+
+
+def test_train_and_evaluate_report_the_same_effective_ratio():
+    # The same table on the same held-out pages gives the same figures in
+    # the training report and in evaluate(), as in `cannery train`, `eval`
+    # and `bench` (tests/effective_ratio.rs): one definition, with the
+    # workload's zero and same-filled pages (also those counted at capture)
+    # attributed to the measured pages in their share.
+    corpus = str(CORPUS / "node-service")
+    tables, report = cannery.train_with_report(corpus, peers=False)
+    w = report["workloads"][0]
+    trained = w["modes"]["canned-fast"]
+    assert trained["effective_ratio"] > trained["ratio"]
+    rows = cannery.evaluate(tables["node-service"], corpus, peers=False, part="test")
+    rows = rows.to_dict("records") if hasattr(rows, "to_dict") else rows
+    fast = next(x for x in rows if x["mode"] == "canned-fast")
+    assert fast["pages"] == w["test_pages"]
+    assert fast["ratio"] == trained["ratio"]
+    assert fast["effective_ratio"] == trained["effective_ratio"]

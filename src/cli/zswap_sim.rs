@@ -140,6 +140,10 @@ struct Loaded {
     files: usize,
     /// Zero and same-filled pages the capture counted but did not store.
     omitted_same_filled: u64,
+    /// Those pages in proportion to the pages replayed (for the effective
+    /// ratio: `PageCounts::unstored_same_filled`, scaled to the part of each
+    /// file read).
+    unstored_same_filled: f64,
 }
 
 /// Reads a corpus (snapshots or raw `.pages` files, through
@@ -153,21 +157,36 @@ fn load_corpus(path: &Path, max_pages: Option<usize>) -> anyhow::Result<Loaded> 
         workloads: Vec::new(),
         files: 0,
         omitted_same_filled: 0,
+        unstored_same_filled: 0.0,
     };
     'all: for w in &corpus.workloads {
         loaded.workloads.push(w.name.clone());
         for f in &w.files {
             let reader = open_pages(f)?;
-            let counts = &reader.header().counts;
+            let header = reader.header();
+            let counts = header.counts;
+            let unstored = if header.raw {
+                0.0
+            } else {
+                counts.unstored_same_filled()
+            };
             loaded.omitted_same_filled += counts.zero + counts.same_filled;
             loaded.files += 1;
+            let mut read = 0u64;
+            let mut full = false;
             for page in reader {
                 let page = page?;
                 loaded.data.extend_from_slice(&page.data);
+                read += 1;
                 if loaded.data.len() >= limit {
                     loaded.data.truncate(limit);
-                    break 'all;
+                    full = true;
+                    break;
                 }
+            }
+            loaded.unstored_same_filled += unstored * read as f64 / counts.stored.max(read) as f64;
+            if full {
+                break 'all;
             }
         }
     }
@@ -225,6 +244,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
             decompress_batch: args.decompress_batch.map_or(b, |d| d as usize),
             folio: args.folio.into(),
             policy,
+            unstored_same_filled: loaded.unstored_same_filled,
         };
         let report = match (mode, &peer_kind) {
             (Some(mode), _) => {

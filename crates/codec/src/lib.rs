@@ -22,12 +22,12 @@ pub mod bitio;
 pub mod constants;
 pub mod decode;
 pub mod encode;
+pub mod figures;
 pub mod huffman;
 pub mod lz77;
 pub mod mode;
 #[cfg(feature = "reference")]
 pub mod peer;
-pub mod ratio;
 pub mod records;
 pub mod table;
 pub mod token;

@@ -6,23 +6,34 @@
 //! repetitions (the machine is shared and noisy; the minimum is the least
 //! disturbed figure), and the report gives the median and 99th percentile
 //! over pages. Figures are meant to be read as ratios between codecs of the
-//! same run, never as absolute speeds. This module measures only; it does
-//! not train tables or read corpora.
+//! same run, never as absolute speeds. [`bench_workload`] sets a workload
+//! up as the report describes (its table and zstd dictionary trained on its
+//! training pages, a spread sample of its held-out pages measured) and
+//! [`markdown`] renders the results; the caller reads the corpus
+//! ([`BenchWorkload::read`]) and writes the report.
 
 use std::time::Instant;
 
 use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::figures::{self, percentile, SameFilledShare};
+use cannery_codec::peer::train_zstd_dictionary;
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+
+use crate::histogram::ParseModel;
+use crate::mode_key::ModeKey;
+use crate::pages::{same_filled, Part, Split};
+use crate::report::DICTIONARY_SIZE;
+use crate::train::{histogram_of, table_from_histogram, TableOptions};
 
 use cannery_codec::peer::{Peer, PeerKind};
 
 /// One codec to measure.
 #[derive(Clone, Debug)]
 pub enum BenchCodec {
-    /// A cannery mode: name, mode, format, level, table (canned only).
+    /// A cannery mode: key, mode, format, level, table (canned only).
     Cannery {
-        /// Report name, e.g. `canned-fast`.
-        name: String,
+        /// Report key, e.g. `canned-fast`.
+        key: ModeKey,
         /// Mode.
         mode: Mode,
         /// Format.
@@ -37,11 +48,11 @@ pub enum BenchCodec {
 }
 
 impl BenchCodec {
-    /// The name in reports and JSON (`canned-fast`, `libdeflate-1`, `lz4`, ...).
-    pub fn name(&self) -> String {
+    /// Its key in reports and JSON (`canned-fast`, `libdeflate-1`, `lz4`, ...).
+    pub fn key(&self) -> ModeKey {
         match self {
-            BenchCodec::Cannery { name, .. } => name.clone(),
-            BenchCodec::Peer(k, _) => k.to_string(),
+            BenchCodec::Cannery { key, .. } => key.clone(),
+            BenchCodec::Peer(k, _) => ModeKey::Peer(k.clone()),
         }
     }
 }
@@ -51,14 +62,14 @@ impl BenchCodec {
 pub struct BenchResult {
     /// Workload name.
     pub workload: String,
-    /// Codec name.
-    pub codec: String,
+    /// Codec.
+    pub codec: ModeKey,
     /// Pages measured (compressed pages; same-filled pages are not among them).
     pub pages: usize,
     /// Uncompressed bytes / stored bytes, incompressible pages stored as 4096.
     pub ratio: f64,
-    /// As `ratio`, but also counting the workload's same-filled pages, which
-    /// zswap stores without compression (as 0 bytes here).
+    /// As `ratio`, with the workload's zero and same-filled pages
+    /// attributed to the measured ones (`cannery_codec::figures`).
     pub effective_ratio: f64,
     /// Pages whose stream would be 4096 bytes or more (stored raw).
     pub incompressible_pages: usize,
@@ -109,7 +120,7 @@ enum Engine {
 
 fn engine(codec: &BenchCodec) -> Result<Engine, BenchError> {
     let setup = |m: String| BenchError::Setup {
-        codec: codec.name(),
+        codec: codec.key().to_string(),
         message: m,
     };
     Ok(match codec {
@@ -132,23 +143,14 @@ fn engine(codec: &BenchCodec) -> Result<Engine, BenchError> {
     })
 }
 
-/// Percentile `p` (0..=100) of sorted values.
-fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let i = ((sorted.len() - 1) as f64 * p / 100.0).round() as usize;
-    sorted[i]
-}
-
 /// Measures `codec` on `pages` (each exactly 4096 bytes) of one workload;
-/// `same_filled` is the workload's count of same-filled pages (for the
-/// effective ratio). Each page is timed `reps` times and its fastest time kept.
+/// `same_filled` is the workload's same-filled share (for the effective
+/// ratio). Each page is timed `reps` times and its fastest time kept.
 pub fn bench_codec(
     workload: &str,
     codec: &BenchCodec,
     pages: &[Vec<u8>],
-    same_filled: u64,
+    same_filled: SameFilledShare,
     reps: usize,
 ) -> Result<BenchResult, BenchError> {
     let mut engine = engine(codec)?;
@@ -161,7 +163,7 @@ pub fn bench_codec(
     );
     let (mut stored, mut incompressible) = (0u64, 0usize);
     let round_trip = |page: usize, message: String| BenchError::RoundTrip {
-        codec: codec.name(),
+        codec: codec.key().to_string(),
         workload: workload.to_string(),
         page,
         message,
@@ -220,22 +222,13 @@ pub fn bench_codec(
     let dtotal: u64 = dtimes.iter().sum();
     ctimes.sort_unstable();
     dtimes.sort_unstable();
-    let ratio = if stored == 0 {
-        0.0
-    } else {
-        bytes / stored as f64
-    };
-    let effective = if stored == 0 {
-        0.0
-    } else {
-        (bytes + (same_filled as usize * PAGE_SIZE) as f64) / stored as f64
-    };
+    let n = pages.len() as u64;
     Ok(BenchResult {
         workload: workload.to_string(),
-        codec: codec.name(),
+        codec: codec.key(),
         pages: pages.len(),
-        ratio,
-        effective_ratio: effective,
+        ratio: figures::ratio(n, stored),
+        effective_ratio: figures::effective_ratio(n, same_filled.attributed(n), stored),
         incompressible_pages: incompressible,
         compress_ns_p50: percentile(&ctimes, 50.0),
         compress_ns_p99: percentile(&ctimes, 99.0),
@@ -258,8 +251,8 @@ pub fn bench_codec(
 /// workload's own trained table) and the kernel's 2024 table, and the peers;
 /// `zstd_dict` is a dictionary trained on the same training pages.
 pub fn standard_codecs(table: &Table, zstd_dict: Option<Vec<u8>>) -> Vec<BenchCodec> {
-    let cannery = |name: &str, mode, level, table: Option<&Table>| BenchCodec::Cannery {
-        name: name.to_string(),
+    let cannery = |key: ModeKey, mode, level, table: Option<&Table>| BenchCodec::Cannery {
+        key,
         mode,
         format: Format::Iaa,
         level,
@@ -267,18 +260,43 @@ pub fn standard_codecs(table: &Table, zstd_dict: Option<Vec<u8>>) -> Vec<BenchCo
     };
     let kernel = Table::kernel_2024();
     let mut v = vec![
-        cannery("canned-fast", Mode::Canned, Level::Fast, Some(table)),
-        cannery("canned-default", Mode::Canned, Level::Default, Some(table)),
-        cannery("canned-best", Mode::Canned, Level::Best, Some(table)),
         cannery(
-            "canned-kernel2024-fast",
+            ModeKey::Canned(Level::Fast),
+            Mode::Canned,
+            Level::Fast,
+            Some(table),
+        ),
+        cannery(
+            ModeKey::Canned(Level::Default),
+            Mode::Canned,
+            Level::Default,
+            Some(table),
+        ),
+        cannery(
+            ModeKey::Canned(Level::Best),
+            Mode::Canned,
+            Level::Best,
+            Some(table),
+        ),
+        cannery(
+            ModeKey::table("kernel-2024"),
             Mode::Canned,
             Level::Fast,
             Some(&kernel),
         ),
-        cannery("fixed-fast", Mode::Fixed, Level::Fast, None),
-        cannery("dynamic-default", Mode::Dynamic, Level::Default, None),
-        cannery("dynamic-best", Mode::Dynamic, Level::Best, None),
+        cannery(ModeKey::Fixed, Mode::Fixed, Level::Fast, None),
+        cannery(
+            ModeKey::Dynamic(Level::Default),
+            Mode::Dynamic,
+            Level::Default,
+            None,
+        ),
+        cannery(
+            ModeKey::Dynamic(Level::Best),
+            Mode::Dynamic,
+            Level::Best,
+            None,
+        ),
     ];
     for kind in [
         PeerKind::Libdeflate(1),
@@ -297,6 +315,161 @@ pub fn standard_codecs(table: &Table, zstd_dict: Option<Vec<u8>>) -> Vec<BenchCo
         v.push(BenchCodec::Peer(PeerKind::ZstdDict(1), Some(d)));
     }
     v
+}
+
+/// One workload as `cannery bench` measures it.
+#[derive(Clone, Debug)]
+pub struct BenchWorkload {
+    /// Workload name.
+    pub name: String,
+    /// Training pages (they train the table and the zstd dictionary).
+    pub train: Vec<Vec<u8>>,
+    /// Held-out pages measured: at most `max_pages`, spread over the capture.
+    pub test: Vec<Vec<u8>>,
+    /// The workload's same-filled share, for the effective ratio.
+    pub same_filled: SameFilledShare,
+}
+
+impl BenchWorkload {
+    /// Splits a workload's pages (`pages`, plus `unstored_same_filled`
+    /// zero/same-filled pages its captures counted without storing) into
+    /// training pages and at most `max_pages` held-out pages spread over the
+    /// capture. `None` if either part is empty.
+    pub fn read<E>(
+        name: &str,
+        pages: impl IntoIterator<Item = Result<Vec<u8>, E>>,
+        unstored_same_filled: u64,
+        split: Split,
+        max_pages: usize,
+    ) -> Result<Option<BenchWorkload>, E> {
+        let (mut train, mut test) = (Vec::new(), Vec::new());
+        let mut seen_same = 0u64;
+        for page in pages {
+            let page = page?;
+            if same_filled(&page).is_some() {
+                seen_same += 1;
+            } else if split.part(&page) == Part::Test {
+                test.push(page);
+            } else {
+                train.push(page);
+            }
+        }
+        let others = (train.len() + test.len()) as u64;
+        let step = (test.len() / max_pages.max(1)).max(1);
+        let test: Vec<Vec<u8>> = test.into_iter().step_by(step).take(max_pages).collect();
+        if test.is_empty() || train.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(BenchWorkload {
+            name: name.to_string(),
+            train,
+            test,
+            same_filled: SameFilledShare::new((seen_same + unstored_same_filled) as f64, others),
+        }))
+    }
+}
+
+/// Trains the workload's table (fast parse; unless `table` is given) and
+/// zstd dictionary ([`DICTIONARY_SIZE`], as `cannery train`) on its
+/// training pages, then measures every [`standard_codecs`] entry on its
+/// held-out pages; `progress` hears each codec before it runs.
+pub fn bench_workload(
+    w: &BenchWorkload,
+    table: Option<&Table>,
+    reps: usize,
+    progress: &mut dyn FnMut(&ModeKey),
+) -> Result<Vec<BenchResult>, BenchError> {
+    let table = match table {
+        Some(t) => t.clone(),
+        None => {
+            let h = histogram_of(&w.train, ParseModel::Fast);
+            table_from_histogram(&h, &TableOptions::default(), &w.name).map_err(|e| {
+                BenchError::Setup {
+                    codec: ModeKey::Canned(Level::Fast).to_string(),
+                    message: e.to_string(),
+                }
+            })?
+        }
+    };
+    let refs: Vec<&[u8]> = w.train.iter().map(|p| &p[..]).collect();
+    let dict = train_zstd_dictionary(&refs, DICTIONARY_SIZE);
+    standard_codecs(&table, dict)
+        .iter()
+        .map(|codec| {
+            progress(&codec.key());
+            bench_codec(&w.name, codec, &w.test, w.same_filled, reps)
+        })
+        .collect()
+}
+
+/// The markdown report: `title` (how it was made) and `machine` first, then
+/// one table per workload, each codec's figures beside its ratio to
+/// libdeflate -1's and lz4's on the same pages.
+pub fn markdown(
+    title: &str,
+    machine: &str,
+    workloads: &[BenchWorkload],
+    results: &[BenchResult],
+) -> String {
+    let mut s = String::new();
+    s += "# cannery benchmarks\n\n";
+    s += &format!("{title}\n\nMachine: {machine}.\n\n");
+    s += &format!(
+        "Every codec compresses and decompresses each held-out page of a workload on its own, \
+         and every round trip is verified. A page's time is the fastest of the repetitions; \
+         p50/p99 are over pages. The machine is shared and noisy: read the `/ld1` and `/lz4` \
+         columns (this codec's figure divided by libdeflate -1's or lz4's on the same pages in \
+         the same run), not the absolute times. `canned-*` use the workload's own table trained \
+         on its training pages (fast parse), `canned:kernel-2024` the kernel's table; \
+         `zstd-1-dict` uses a {} KiB dictionary trained on the same pages. Ratio counts \
+         incompressible pages as 4096 bytes; effective ratio also counts the workload's zero \
+         and same-filled pages, in their share of the measured pages, as free (zswap keeps \
+         only their fill value).\n\n",
+        DICTIONARY_SIZE / 1024
+    );
+    for w in workloads {
+        s += &format!(
+            "## {} ({} held-out pages measured, {} training pages)\n\n",
+            w.name,
+            w.test.len(),
+            w.train.len()
+        );
+        s += "| codec | ratio | eff. ratio | incompr. | comp ns p50 | comp ns p99 | comp MB/s | decomp ns p50 | decomp ns p99 | decomp MB/s | ratio /ld1 | comp time /ld1 | decomp time /ld1 | decomp time /lz4 |\n";
+        s += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        let rs: Vec<&BenchResult> = results.iter().filter(|r| r.workload == w.name).collect();
+        let find = |k: PeerKind| {
+            rs.iter()
+                .find(|r| r.codec == ModeKey::Peer(k.clone()))
+                .copied()
+        };
+        let (ld1, lz4) = (find(PeerKind::Libdeflate(1)), find(PeerKind::Lz4));
+        let rel = |a: f64, b: Option<f64>| {
+            b.filter(|b| *b > 0.0)
+                .map(|b| format!("{:.2}", a / b))
+                .unwrap_or_else(|| "-".into())
+        };
+        for r in &rs {
+            s += &format!(
+                "| {} | {:.3} | {:.3} | {} | {} | {} | {:.0} | {} | {} | {:.0} | {} | {} | {} | {} |\n",
+                r.codec,
+                r.ratio,
+                r.effective_ratio,
+                r.incompressible_pages,
+                r.compress_ns_p50,
+                r.compress_ns_p99,
+                r.compress_mb_s,
+                r.decompress_ns_p50,
+                r.decompress_ns_p99,
+                r.decompress_mb_s,
+                rel(r.ratio, ld1.map(|x| x.ratio)),
+                rel(r.compress_ns_p50 as f64, ld1.map(|x| x.compress_ns_p50 as f64)),
+                rel(r.decompress_ns_p50 as f64, ld1.map(|x| x.decompress_ns_p50 as f64)),
+                rel(r.decompress_ns_p50 as f64, lz4.map(|x| x.decompress_ns_p50 as f64)),
+            );
+        }
+        s += "\n";
+    }
+    s
 }
 
 #[cfg(test)]
@@ -325,10 +498,12 @@ mod tests {
         let refs: Vec<&[u8]> = p.iter().map(|x| &x[..]).collect();
         let dict = cannery_codec::peer::train_zstd_dictionary(&refs, 2048);
         for c in standard_codecs(&Table::kernel_2024(), dict) {
-            let r = bench_codec("w", &c, &p, 2, 1).unwrap();
+            // A workload of 80 other pages and 20 same-filled ones: the 8
+            // measured pages stand for 2 same-filled pages.
+            let share = SameFilledShare::new(20.0, 80);
+            let r = bench_codec("w", &c, &p, share, 1).unwrap();
             assert_eq!(r.pages, 8);
             assert!(r.ratio > 1.0, "{}: {}", r.codec, r.ratio);
-            // Two same-filled pages more, stored as nothing: effective > ratio.
             assert!((r.effective_ratio / r.ratio - 10.0 / 8.0).abs() < 1e-9);
             assert!(r.compress_ns_p50 <= r.compress_ns_p99);
         }
@@ -342,16 +517,22 @@ mod tests {
         let t = Table::from_lengths(&l.litlen, &l.dist).unwrap();
         let c = standard_codecs(&t, None).remove(0);
         assert!(matches!(
-            bench_codec("w", &c, &pages(), 0, 1),
+            bench_codec("w", &c, &pages(), SameFilledShare::default(), 1),
             Err(BenchError::Setup { .. })
         ));
     }
 
     #[test]
-    fn percentiles() {
-        let v: Vec<u64> = (1..=100).collect();
-        assert_eq!(percentile(&v, 50.0), 51);
-        assert_eq!(percentile(&v, 99.0), 99);
-        assert_eq!(percentile(&[], 50.0), 0);
+    fn a_workload_is_split_and_its_same_filled_share_kept() {
+        let mut all: Vec<Result<Vec<u8>, ()>> = pages().into_iter().map(Ok).collect();
+        all.extend((0..30).map(|_| Ok(vec![0u8; PAGE_SIZE])));
+        let w = BenchWorkload::read("w", all, 10, Split::new(0.5, 3).unwrap(), 2)
+            .unwrap()
+            .expect("both parts have pages");
+        assert!(w.test.len() <= 2 && !w.train.is_empty());
+        // 30 zero pages read plus 10 counted at capture, beside 8 others.
+        assert_eq!(w.same_filled, SameFilledShare::new(40.0, 8));
+        let none = BenchWorkload::read::<()>("w", vec![], 0, Split::default(), 2).unwrap();
+        assert!(none.is_none());
     }
 }

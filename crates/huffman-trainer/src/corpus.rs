@@ -25,7 +25,7 @@ pub struct FileSource {
 impl FileSource {
     /// A source over `files`; opens each once to read its header counts.
     pub fn new(files: Vec<PathBuf>) -> Result<FileSource, cannery_capture::Error> {
-        let uncounted = unstored_same_filled(&files)?.round() as u64;
+        let uncounted = unstored_same_filled(&files)?;
         Ok(FileSource { files, uncounted })
     }
 

@@ -16,6 +16,7 @@ use cannery_codec::Table;
 use crate::error::TrainError;
 use crate::evaluate::{default_peers, drift, evaluate, Drift, EvalSpec, ModeResult};
 use crate::histogram::{Histogram, HistogramError};
+use crate::mode_key::ModeKey;
 use crate::pages::{Part, Split};
 use crate::report::Workload;
 use crate::train::TableOptions;
@@ -53,10 +54,10 @@ pub struct WorkloadEval {
     /// Pages evaluated (not same-filled).
     pub pages: u64,
     /// Same-filled pages attributed to the evaluated pages (their share of
-    /// the workload's, `cannery_codec::ratio`).
+    /// the workload's, `cannery_codec::figures`).
     pub same_filled_pages: f64,
     /// Results by mode name.
-    pub modes: BTreeMap<String, ModeResult>,
+    pub modes: BTreeMap<ModeKey, ModeResult>,
     /// Drift of the table against the workload's own table (`None` if no
     /// page was evaluated).
     pub drift: Option<Drift>,
@@ -169,7 +170,7 @@ pub fn eval_corpus(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::workload_pages;
+    use crate::testutil::{key, workload_pages};
 
     #[test]
     fn merge_all_sums_and_refuses_mixed_settings() {
@@ -216,11 +217,17 @@ mod tests {
         assert_eq!(r.workloads.len(), 2);
         for w in &r.workloads {
             assert_eq!(w.pages, 40);
-            assert!(w.modes.contains_key("canned-fast"), "{:?}", w.modes.keys());
+            assert!(
+                w.modes.contains_key(&key("canned-fast")),
+                "{:?}",
+                w.modes.keys()
+            );
             assert!(w.drift.is_some());
         }
         assert_eq!(r.drift.as_ref().unwrap().pages, 80);
         // kernel-2024 evaluated with itself is not listed twice.
-        assert!(!r.workloads[0].modes.contains_key("canned:kernel-2024"));
+        assert!(!r.workloads[0]
+            .modes
+            .contains_key(&key("canned:kernel-2024")));
     }
 }

@@ -2,7 +2,7 @@
 //! [`EvalSpec`] and tallies ratio, effective ratio and incompressible pages
 //! per mode; also the drift of a table from a corpus' own optimal table.
 //!
-//! Ratio and effective ratio are defined in `cannery_codec::ratio` (one
+//! Ratio and effective ratio are defined in `cannery_codec::figures` (one
 //! definition for every report); **incompressible pages** are pages whose
 //! output would reach 4096 bytes.
 //!
@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::ratio::{self, SameFilledShare};
+use cannery_codec::figures::{self, SameFilledShare};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 
 use crate::error::TrainError;
@@ -27,6 +27,8 @@ use crate::gather::Parser;
 use crate::histogram::{Histogram, ParseModel, Settings, SymbolCounts};
 use crate::pages::{for_each_chunk, same_filled, PageSource, Part, Split};
 use cannery_codec::peer::{Peer, PeerKind};
+
+use crate::mode_key::ModeKey;
 
 pub use crate::bounds::{drift, Ceiling, ConstraintCost, Drift, RETRAIN_THRESHOLD_PERCENT};
 
@@ -67,8 +69,8 @@ impl Tally {
     pub fn result(&self, same_filled: f64) -> ModeResult {
         let bytes_in = self.pages * PAGE_SIZE as u64;
         ModeResult {
-            ratio: round4(ratio::ratio(self.pages, self.bytes_out)),
-            effective_ratio: round4(ratio::effective_ratio(
+            ratio: round4(figures::ratio(self.pages, self.bytes_out)),
+            effective_ratio: round4(figures::effective_ratio(
                 self.pages,
                 same_filled,
                 self.bytes_out,
@@ -116,9 +118,9 @@ pub struct EvalSpec<'a> {
     pub levels: Vec<Level>,
     /// More tables, measured exactly at the fast parse as `canned:<name>`.
     pub fast_tables: Vec<(String, &'a Table)>,
-    /// Best-of-K: a name and indices into `fast_tables`; each page takes
-    /// the smallest of those tables' outputs.
-    pub best_of: Option<(String, Vec<usize>)>,
+    /// Best-of-K (`best-of-<K>`): indices into `fast_tables`; each page
+    /// takes the smallest of those tables' outputs.
+    pub best_of: Option<Vec<usize>>,
     /// Also measure `fixed`, `dynamic-fast` and `dynamic-best`.
     pub baselines: bool,
     /// Peer compressors.
@@ -146,26 +148,28 @@ impl<'a> EvalSpec<'a> {
         }
     }
 
-    /// Mode names in the order results are kept.
-    pub fn mode_names(&self) -> Vec<String> {
+    /// The modes measured, in the order results are kept.
+    pub fn mode_keys(&self) -> Vec<ModeKey> {
         let mut v = Vec::new();
         if self.table.is_some() {
-            for l in &self.levels {
-                v.push(format!("canned-{l}"));
-            }
+            v.extend(self.levels.iter().map(|&l| ModeKey::Canned(l)));
         }
         for (n, _) in &self.fast_tables {
-            v.push(format!("canned:{n}"));
+            v.push(ModeKey::table(n.clone()));
         }
-        if let Some((n, _)) = &self.best_of {
-            v.push(n.clone());
+        if let Some(idx) = &self.best_of {
+            v.push(ModeKey::BestOf(idx.len()));
         }
         if self.baselines {
-            v.extend(["fixed", "dynamic-fast", "dynamic-best"].map(String::from));
+            v.extend([
+                ModeKey::Fixed,
+                ModeKey::Dynamic(Level::Fast),
+                ModeKey::Dynamic(Level::Best),
+            ]);
         }
         for p in &self.peers {
             if !matches!(p, PeerKind::ZstdDict(_)) || self.dictionary.is_some() {
-                v.push(p.to_string());
+                v.push(ModeKey::Peer(p.clone()));
             }
         }
         v
@@ -188,8 +192,8 @@ pub fn default_peers() -> Vec<PeerKind> {
 /// Results of one evaluation.
 #[derive(Clone, Debug)]
 pub struct Evaluation {
-    /// Tallies by mode name.
-    pub tallies: BTreeMap<String, Tally>,
+    /// Tallies by mode.
+    pub tallies: BTreeMap<ModeKey, Tally>,
     /// Pages evaluated.
     pub pages: u64,
     /// Zero/same-filled pages among the selected part of the stream.
@@ -203,14 +207,14 @@ pub struct Evaluation {
 
 impl Evaluation {
     /// Same-filled pages attributed to the evaluated pages: their share of
-    /// the stream's (`cannery_codec::ratio`).
+    /// the stream's (`cannery_codec::figures`).
     pub fn same_filled_attributed(&self) -> f64 {
         self.same_filled.attributed(self.pages)
     }
 
     /// Results by mode, with [`Evaluation::same_filled_attributed`] pages
     /// in the effective ratio.
-    pub fn results(&self) -> BTreeMap<String, ModeResult> {
+    pub fn results(&self) -> BTreeMap<ModeKey, ModeResult> {
         let same = self.same_filled_attributed();
         self.tallies
             .iter()
@@ -251,7 +255,7 @@ pub fn evaluate<S: PageSource + ?Sized>(
     source: &S,
     spec: &EvalSpec<'_>,
 ) -> Result<Evaluation, TrainError> {
-    let names = spec.mode_names();
+    let names = spec.mode_keys();
     let peers: Vec<PeerKind> = spec
         .peers
         .iter()
@@ -453,7 +457,7 @@ fn measure_page(
         .map(|l| fast_canned_size(bits(l)))
         .collect();
     sizes.extend(fast.iter().copied());
-    if let Some((_, idx)) = &spec.best_of {
+    if let Some(idx) = &spec.best_of {
         sizes.push(idx.iter().filter_map(|&i| fast[i]).min());
     }
     if spec.baselines {
@@ -494,7 +498,7 @@ fn measure_page(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{synthetic_pages, workload_pages};
+    use crate::testutil::{key, synthetic_pages, workload_pages};
     use crate::train::{table_from_histogram, train_workload, TableOptions, TrainOptions};
 
     #[test]
@@ -508,15 +512,18 @@ mod tests {
         assert!(ev.pages > 30);
         let r = ev.results();
         for l in ["canned-fast", "canned-default", "canned-best"] {
-            assert_eq!(r[l].pages, ev.pages, "{l}");
+            assert_eq!(r[&key(l)].pages, ev.pages, "{l}");
         }
         // Random pages are in the mix: they must be incompressible for canned modes.
-        assert!(r["canned-fast"].incompressible_pages > 0);
-        assert!(r["canned-best"].ratio >= r["canned-fast"].ratio * 0.99);
+        assert!(r[&key("canned-fast")].incompressible_pages > 0);
+        assert!(r[&key("canned-best")].ratio >= r[&key("canned-fast")].ratio * 0.99);
+        assert!(["zstd-3", "libdeflate-6", "fixed"]
+            .iter()
+            .all(|m| r.contains_key(&key(m))));
         assert!(
-            r.contains_key("zstd-3") && r.contains_key("libdeflate-6") && r.contains_key("fixed")
+            !r.contains_key(&key("zstd-1-dict")),
+            "no dictionary was given"
         );
-        assert!(!r.contains_key("zstd-1-dict"), "no dictionary was given");
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! [`code_lengths`] (optimal limited codes under IAA/QPL constraints) →
 //! [`train`] (tables, `best` refinement) → [`cluster`] (K tables) →
 //! [`evaluate`] (held-out sizes for every codec, drift) → [`report`]
-//! (per-workload and fleet training of a corpus, and its report).
+//! (per-workload and fleet training of a corpus, and its report) →
+//! [`render`] (the reports as text).
 //! [`bench`] times cannery's modes and the peer compressors
 //! (`cannery_codec::peer`) page by page (`cannery bench`).
 //!
@@ -32,6 +33,7 @@ pub mod gather;
 pub mod histogram;
 pub mod mode_key;
 pub mod pages;
+pub mod render;
 pub mod report;
 pub mod smoothing;
 #[doc(hidden)]

@@ -27,12 +27,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use cannery_codec::Table;
+use cannery_codec::{Level, Table};
 
 use crate::cluster::{cluster, Clustering};
 use crate::error::TrainError;
 use crate::evaluate::{evaluate, Ceiling, ConstraintCost, EvalSpec, ModeResult, Tally};
 use crate::histogram::Histogram;
+use crate::mode_key::ModeKey;
 use crate::pages::{PageSource, PageStream, SourceError};
 use crate::train::{
     evaluate_smoothings, scan, train_from_scan, RefineStep, Scan, SmoothingResult, TrainOptions,
@@ -130,7 +131,7 @@ pub struct WorkloadReport {
     /// Why it got no table of its own.
     pub skipped: Option<String>,
     /// Results by mode.
-    pub modes: BTreeMap<String, ModeResult>,
+    pub modes: BTreeMap<ModeKey, ModeResult>,
     /// Fast-parse gain over fixed of the table used for `canned-*`, against
     /// the most any single table could gain on the evaluated pages.
     pub ceiling: Ceiling,
@@ -152,7 +153,7 @@ pub struct FleetReport {
     /// Held-out pages over all workloads.
     pub test_pages: u64,
     /// Results by mode, summed over workloads.
-    pub modes: BTreeMap<String, ModeResult>,
+    pub modes: BTreeMap<ModeKey, ModeResult>,
     /// The workloads' ceilings summed (each workload with its own table).
     pub ceiling: Ceiling,
     /// With `qpl_compatible`: the workloads' constraint costs summed.
@@ -363,9 +364,9 @@ pub fn train_corpus(
 
     // Evaluate each workload's held-out pages.
     let mut reports = Vec::new();
-    let mut fleet_tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut fleet_tallies: BTreeMap<ModeKey, Tally> = BTreeMap::new();
     let mut fleet_same = 0.0;
-    let mut cross_cols: Vec<BTreeMap<String, ModeResult>> = Vec::new();
+    let mut cross_cols: Vec<BTreeMap<ModeKey, ModeResult>> = Vec::new();
     for (i, (w, s)) in workloads.iter().zip(&scans).enumerate() {
         progress(Progress::Evaluating(&w.name));
         let main = own[i].as_ref().unwrap_or(&fleet);
@@ -391,10 +392,7 @@ pub fn train_corpus(
             for (j, t) in c.tables.iter().enumerate() {
                 spec.fast_tables.push((format!("cluster-{j}"), t));
             }
-            spec.best_of = Some((
-                format!("best-of-{}", c.tables.len()),
-                (base..base + c.tables.len()).collect(),
-            ));
+            spec.best_of = Some((base..base + c.tables.len()).collect());
         }
         let ev = evaluate(w.source, &spec)?;
         let same = ev.same_filled_attributed();
@@ -407,8 +405,8 @@ pub fn train_corpus(
             *e = e.plus(*t);
         }
         // The workload's own table on its own pages, for the cross matrix.
-        if let Some(r) = modes.get("canned-fast").copied() {
-            modes.entry(format!("canned:{}", w.name)).or_insert(r);
+        if let Some(r) = modes.get(&ModeKey::Canned(Level::Fast)).copied() {
+            modes.entry(ModeKey::table(w.name.clone())).or_insert(r);
         }
         cross_cols.push(modes.clone());
         reports.push(WorkloadReport {
@@ -430,14 +428,14 @@ pub fn train_corpus(
     }
     // Only modes every workload measured are summed for the fleet.
     let n = workloads.len();
-    let counts_per_key: BTreeMap<String, usize> = reports
+    let counts_per_key: BTreeMap<ModeKey, usize> = reports
         .iter()
         .flat_map(|r| r.modes.keys().cloned())
         .fold(BTreeMap::new(), |mut m, k| {
             *m.entry(k).or_insert(0) += 1;
             m
         });
-    let fleet_modes: BTreeMap<String, ModeResult> = fleet_tallies
+    let fleet_modes: BTreeMap<ModeKey, ModeResult> = fleet_tallies
         .iter()
         .filter(|(k, _)| counts_per_key.get(*k) == Some(&n))
         .map(|(k, t)| (k.clone(), t.result(fleet_same)))
@@ -467,7 +465,7 @@ pub fn train_corpus(
         .map(|t| {
             cross_cols
                 .iter()
-                .map(|m| m.get(&format!("canned:{t}")).map_or(0.0, |r| r.ratio))
+                .map(|m| m.get(&ModeKey::table(t.clone())).map_or(0.0, |r| r.ratio))
                 .collect()
         })
         .collect();
@@ -478,8 +476,10 @@ pub fn train_corpus(
     };
 
     let clusters = clustering.as_ref().map(|c| {
-        let key = format!("best-of-{}", c.tables.len());
-        let fleet_ratio = fleet_modes.get("canned:fleet").map_or(0.0, |r| r.ratio);
+        let key = ModeKey::BestOf(c.tables.len());
+        let fleet_ratio = fleet_modes
+            .get(&ModeKey::table("fleet"))
+            .map_or(0.0, |r| r.ratio);
         let best = fleet_modes.get(&key).map_or(0.0, |r| r.ratio);
         ClusterReport {
             k: c.tables.len(),
@@ -505,8 +505,8 @@ pub fn train_corpus(
     for (i, t) in own.into_iter().enumerate() {
         if let Some(mut t) = t {
             for (k, r) in &reports[i].modes {
-                if k.starts_with("canned-") || k == "fixed" || k.starts_with("dynamic") {
-                    t.provenance.ratios.insert(k.clone(), r.ratio);
+                if matches!(k, ModeKey::Canned(_) | ModeKey::Fixed | ModeKey::Dynamic(_)) {
+                    t.provenance.ratios.insert(k.to_string(), r.ratio);
                 }
             }
             t.provenance.training.insert(
@@ -519,15 +519,19 @@ pub fn train_corpus(
             workload_tables.push(t);
         }
     }
-    if let Some(r) = fleet_modes.get("canned:fleet") {
+    if let Some(r) = fleet_modes.get(&ModeKey::table("fleet")) {
         fleet
             .provenance
             .ratios
-            .insert("canned-fast".into(), r.ratio);
+            .insert(ModeKey::Canned(Level::Fast).to_string(), r.ratio);
     }
-    for k in ["fixed", "dynamic-fast", "dynamic-best"] {
-        if let Some(r) = fleet_modes.get(k) {
-            fleet.provenance.ratios.insert(k.into(), r.ratio);
+    for k in [
+        ModeKey::Fixed,
+        ModeKey::Dynamic(Level::Fast),
+        ModeKey::Dynamic(Level::Best),
+    ] {
+        if let Some(r) = fleet_modes.get(&k) {
+            fleet.provenance.ratios.insert(k.to_string(), r.ratio);
         }
     }
     fleet.provenance.training.insert(
@@ -606,7 +610,7 @@ fn fleet_smoothing(reports: &[WorkloadReport], scans: &[Scan]) -> Vec<SmoothingR
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::workload_pages;
+    use crate::testutil::{key, workload_pages};
 
     #[test]
     fn an_evaluation_sample_measures_fewer_pages_and_trains_the_same_tables() {
@@ -639,7 +643,10 @@ mod tests {
             some.workload_tables[0].id(),
             "sampling the evaluation must not change training"
         );
-        assert_eq!(some.report.workloads[0].modes["canned-fast"].pages, n_some);
+        assert_eq!(
+            some.report.workloads[0].modes[&key("canned-fast")].pages,
+            n_some
+        );
         assert_eq!(all.report.workloads[0].held_out_pages, n_all);
         assert_eq!(some.report.workloads[0].held_out_pages, n_all);
     }
@@ -697,7 +704,7 @@ mod tests {
                 "libdeflate-6",
                 "best-of-2",
             ] {
-                assert!(w.modes.contains_key(m), "{} lacks {m}", w.name);
+                assert!(w.modes.contains_key(&key(m)), "{} lacks {m}", w.name);
             }
             // The own table beats the other workload's table on its own pages.
             let other = if w.name == "records" {
@@ -706,7 +713,7 @@ mod tests {
                 "records"
             };
             assert!(
-                w.modes["canned-fast"].ratio > w.modes[&format!("canned:{other}")].ratio,
+                w.modes[&key("canned-fast")].ratio > w.modes[&ModeKey::table(other)].ratio,
                 "{}",
                 w.name
             );
@@ -715,7 +722,7 @@ mod tests {
             let c = &w.ceiling;
             assert_eq!(c.pages, w.test_pages);
             assert!(c.optimal_bits <= c.table_bits, "{c:?}");
-            let bytes = |m: &str| w.modes[m].bytes_out as f64;
+            let bytes = |m: &str| w.modes[&key(m)].bytes_out as f64;
             let ratio_gain = 100.0 * (bytes("fixed") / bytes("canned-fast") - 1.0);
             assert!(
                 (ratio_gain - c.table_gain_percent).abs() < 1.5,
@@ -732,7 +739,7 @@ mod tests {
         assert!(r.cross.ratio[0][0] > r.cross.ratio[0][1]);
         let c = r.clusters.as_ref().unwrap();
         assert!(c.best_of_k_ratio >= c.fleet_ratio, "{c:?}");
-        assert!(r.fleet.modes.contains_key("canned:fleet"));
+        assert!(r.fleet.modes.contains_key(&key("canned:fleet")));
         let v = serde_json::to_value(r).unwrap();
         assert_eq!(
             v["workloads"][0]["modes"]["fixed"]["incompressible_pages"],

@@ -55,7 +55,7 @@ pub mod report;
 pub mod zsmalloc;
 
 pub use folio::{folios, FolioSize};
-pub use replay::{percentile, run, Policy, RunConfig};
+pub use replay::{run, Policy, RunConfig};
 pub use report::{Report, RunReport};
 pub use zsmalloc::{Pool, Zsmalloc};
 

@@ -15,6 +15,7 @@ use cannery_codec::batch::{
     MAX_BATCH_SIZE,
 };
 use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::figures::{self, percentile};
 
 use crate::folio::{folios, FolioSize};
 use crate::report::RunReport;
@@ -66,15 +67,10 @@ pub struct RunConfig {
     pub folio: FolioSize,
     /// Incompressible page policy.
     pub policy: Policy,
-}
-
-/// Nearest-rank percentile of sorted samples (0 if there are none).
-pub fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
+    /// Zero/same-filled pages the corpus' captures counted without storing,
+    /// in proportion to the pages replayed: they are not replayed, but the
+    /// effective ratio counts them as zswap would (no pool space).
+    pub unstored_same_filled: f64,
 }
 
 /// Records `n` pages of a batch that took `ns`.
@@ -121,6 +117,7 @@ where
         pool_bytes: 0,
         zspage_bytes: 0,
         effective_ratio: None,
+        pool_ratio: None,
         store_p50_ns: 0,
         store_p99_ns: 0,
         load_p50_ns: 0,
@@ -277,8 +274,15 @@ where
     report.pool_bytes = pool.bytes;
     report.zspage_bytes = pool.zspage_bytes();
     let held = report.same_filled_pages + report.compressed_pages + report.raw_pages;
-    report.effective_ratio =
-        (pool.bytes > 0).then(|| (held * PAGE_SIZE) as f64 / pool.bytes as f64);
+    report.pool_ratio = (pool.bytes > 0).then(|| (held * PAGE_SIZE) as f64 / pool.bytes as f64);
+    let stored = (report.compressed_pages + report.raw_pages) as u64;
+    report.effective_ratio = (stored > 0).then(|| {
+        figures::effective_ratio(
+            stored,
+            report.same_filled_pages as f64 + cfg.unstored_same_filled,
+            pool.payload as u64,
+        )
+    });
     Ok(report)
 }
 
@@ -296,15 +300,6 @@ mod tests {
         );
         let q: Vec<u8> = (0..PAGE_SIZE).map(|i| (i % 3) as u8).collect();
         assert_eq!(same_filled(&q), None);
-    }
-
-    #[test]
-    fn percentiles_are_nearest_rank() {
-        let s: Vec<u64> = (1..=100).collect();
-        assert_eq!(percentile(&s, 50.0), 50);
-        assert_eq!(percentile(&s, 99.0), 99);
-        assert_eq!(percentile(&[7], 99.0), 7);
-        assert_eq!(percentile(&[], 50.0), 0);
     }
 
     #[test]
@@ -351,6 +346,7 @@ mod run_tests {
             decompress_batch: 3,
             folio: FolioSize::K16,
             policy: Policy::StoreRaw,
+            unstored_same_filled: 0.0,
         }
     }
 

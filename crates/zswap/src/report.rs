@@ -46,9 +46,15 @@ pub struct RunReport {
     pub pool_bytes: usize,
     /// Memory of a perfectly compacted pool (whole zspages).
     pub zspage_bytes: usize,
-    /// Pages held by zswap (stored or same-filled) times 4096 over
-    /// `pool_bytes`; null when the pool is empty.
+    /// The effective ratio as every cannery report defines it
+    /// (`cannery_codec::figures`): stored pages plus the same-filled ones
+    /// (replayed, and counted at capture in proportion) times 4096, over
+    /// `payload_bytes`; null when nothing was stored.
     pub effective_ratio: Option<f64>,
+    /// Pages held by zswap (stored or same-filled) times 4096 over
+    /// `pool_bytes`, the allocator's overhead included; null when the pool
+    /// is empty.
+    pub pool_ratio: Option<f64>,
     /// Per-page store latency, median (ns).
     pub store_p50_ns: u64,
     /// Per-page store latency, 99th percentile (ns).
@@ -146,7 +152,7 @@ impl fmt::Display for Report {
         }
         writeln!(
             f,
-            "{:>6} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>7} {:>8} {:>10}",
+            "{:>6} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>9} {:>10} {:>8} {:>10}",
             "cbatch",
             "dbatch",
             "store p50",
@@ -155,14 +161,15 @@ impl fmt::Display for Report {
             "load p99",
             "pool bytes",
             "zspage bytes",
-            "ratio",
+            "eff.ratio",
+            "pool ratio",
             "rejected",
             "mismatches"
         )?;
         for x in &r.runs {
             writeln!(
                 f,
-                "{:>6} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>7} {:>8} {:>10}",
+                "{:>6} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>9} {:>10} {:>8} {:>10}",
                 x.compress_batch,
                 x.decompress_batch,
                 ns(x.store_p50_ns),
@@ -174,6 +181,9 @@ impl fmt::Display for Report {
                 x.effective_ratio
                     .map(|v| format!("{v:.3}"))
                     .unwrap_or_else(|| "-".into()),
+                x.pool_ratio
+                    .map(|v| format!("{v:.3}"))
+                    .unwrap_or_else(|| "-".into()),
                 x.rejected_pages,
                 x.mismatches
             )?;
@@ -182,13 +192,9 @@ impl fmt::Display for Report {
     }
 }
 
-/// A latency for the table: nanoseconds below 10 us, else microseconds.
+/// A latency for the table, always in microseconds (one unit per column).
 fn ns(v: u64) -> String {
-    if v >= 10_000 {
-        format!("{:.1} us", v as f64 / 1000.0)
-    } else {
-        format!("{v} ns")
-    }
+    format!("{:.2} us", v as f64 / 1000.0)
 }
 
 #[cfg(test)]
@@ -196,10 +202,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn latencies_switch_to_microseconds_at_ten() {
-        assert_eq!(ns(9_999), "9999 ns");
-        assert_eq!(ns(10_000), "10.0 us");
-        assert_eq!(ns(123_456), "123.5 us");
+    fn latencies_share_one_unit() {
+        assert_eq!(ns(7_090), "7.09 us");
+        assert_eq!(ns(20_000), "20.00 us");
+        assert_eq!(ns(123_456), "123.46 us");
     }
 
     #[test]

@@ -65,6 +65,7 @@ fn config(batch: usize, policy: Policy) -> RunConfig {
         decompress_batch: 3,
         folio: FolioSize::K16,
         policy,
+        unstored_same_filled: 0.0,
     }
 }
 
@@ -101,8 +102,12 @@ fn pool_bytes_are_the_class_sizes_of_the_stored_objects() {
         assert_eq!(r.pool_bytes, expected_bytes, "batch {batch}");
         assert_eq!(r.payload_bytes, lens.iter().flatten().sum::<usize>());
         assert_eq!(r.zspage_bytes, pool.zspage_bytes());
-        let ratio = r.effective_ratio.expect("pool is not empty");
+        let ratio = r.pool_ratio.expect("pool is not empty");
         assert_eq!(ratio, (8 * PAGE_SIZE) as f64 / expected_bytes as f64);
+        // The effective ratio leaves the allocator out: 6 stored pages and
+        // the 2 same-filled ones over the payload.
+        let eff = r.effective_ratio.expect("pages were stored");
+        assert_eq!(eff, (8 * PAGE_SIZE) as f64 / r.payload_bytes as f64);
     }
 }
 

@@ -2,10 +2,9 @@
 //! argument handling, file I/O and printing around `cannery_trainer`.
 //!
 //! Corpora are read through [`source`]; reports are rendered as text by
-//! [`render`] (or printed as JSON with `--json`). Progress goes to stderr
+//! `cannery_trainer::render` (or printed as JSON with `--json`). Progress goes to stderr
 //! only when stderr is a terminal. Nothing here trains or measures.
 
-mod render;
 pub mod source;
 
 use std::io::IsTerminal;
@@ -18,6 +17,7 @@ use cannery_codec::{Level, Table};
 use cannery_trainer::eval_corpus::{eval_corpus, merge_all, EvalOptions};
 use cannery_trainer::gather::gather_all;
 use cannery_trainer::histogram::Histogram;
+use cannery_trainer::pages::Part;
 use cannery_trainer::report::{train_corpus, CorpusOptions, Progress};
 use cannery_trainer::train::table_from_histogram;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
@@ -154,9 +154,19 @@ pub struct EvalArgs {
     /// Table file (JSON or binary) or a built-in name (kernel-2024, fixed).
     #[arg(long)]
     table: String,
-    /// Corpus (name under corpora/ or path); every page is evaluated.
+    /// Corpus (name under corpora/ or path).
     #[arg(long)]
     corpus: String,
+    /// Which pages of each workload: all, or the held-out (test) or training
+    /// part of the split `train` uses (same --test-fraction and --seed).
+    #[arg(long, value_enum, default_value = "all")]
+    part: PartArg,
+    /// Share of pages held out (with --part).
+    #[arg(long, default_value_t = 0.2)]
+    test_fraction: f64,
+    /// Seed of the split (with --part).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
     /// Skip the peer compressors.
     #[arg(long)]
     no_peers: bool,
@@ -165,6 +175,17 @@ pub struct EvalArgs {
     json: bool,
     #[command(flatten)]
     table_args: TableArgs,
+}
+
+/// Which part of the train/test split to evaluate.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum PartArg {
+    /// Every page.
+    All,
+    /// The held-out pages (what `train` reports on).
+    Test,
+    /// The training pages.
+    Train,
 }
 
 fn progress_printer() -> impl FnMut(Progress<'_>) {
@@ -287,7 +308,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         v["seconds"] = ((elapsed.as_secs_f64() * 100.0).round() / 100.0).into();
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print!("{}", render::train_report(&out.report));
+        print!("{}", cannery_trainer::render::train_report(&out.report));
         println!();
         for p in &written {
             println!("wrote {}", p.display());
@@ -433,7 +454,12 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let opts = EvalOptions {
         peers: !args.no_peers,
         table: args.table_args.options(),
-        ..EvalOptions::default()
+        split: Split::new(args.test_fraction, args.seed)?,
+        part: match args.part {
+            PartArg::All => None,
+            PartArg::Test => Some(Part::Test),
+            PartArg::Train => Some(Part::Train),
+        },
     };
     let report = eval_corpus(&table, &corpus_name, &workloads, &opts, &mut |name| {
         if std::io::stderr().is_terminal() {
@@ -443,7 +469,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", render::eval_report(&report));
+        print!("{}", cannery_trainer::render::eval_report(&report));
     }
     Ok(())
 }

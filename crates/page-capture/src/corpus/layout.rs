@@ -179,15 +179,15 @@ impl Workload {
 
     /// Zero and same-filled pages the captures of this workload counted
     /// without storing, in proportion to the pages they stored
-    /// ([`crate::PageCounts::unstored_same_filled`]); 0 for raw `.pages`
-    /// files. Reads each file's header only.
-    pub fn unstored_same_filled(&self) -> Result<f64> {
+    /// ([`crate::PageCounts::unstored_same_filled`], summed and rounded to
+    /// whole pages); 0 for raw `.pages` files. Reads each file's header only.
+    pub fn unstored_same_filled(&self) -> Result<u64> {
         unstored_same_filled(&self.files)
     }
 }
 
 /// [`Workload::unstored_same_filled`] of any list of page files.
-pub fn unstored_same_filled(files: &[PathBuf]) -> Result<f64> {
+pub fn unstored_same_filled(files: &[PathBuf]) -> Result<u64> {
     let mut total = 0.0;
     for f in files {
         let reader = open_pages(f)?;
@@ -196,7 +196,7 @@ pub fn unstored_same_filled(files: &[PathBuf]) -> Result<f64> {
             total += h.counts.unstored_same_filled();
         }
     }
-    Ok(total)
+    Ok(total.round() as u64)
 }
 
 impl Iterator for PageIter {

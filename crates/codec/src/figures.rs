@@ -1,6 +1,7 @@
-//! The two compression ratios every cannery report gives, defined once:
-//! `train`, `eval`, `bench`, `zswap-sim` and the Python package all compute
-//! them here, so the same pages and table give the same figures everywhere.
+//! The figures every cannery report gives, defined once: `train`, `eval`,
+//! `bench`, `zswap-sim` and the Python package all compute them here, so the
+//! same pages and table give the same figures everywhere: the two
+//! compression ratios and latency percentiles.
 //!
 //! - **ratio** = measured pages × 4096 / Σ stored bytes, a page whose output
 //!   would be 4096 bytes or more counting 4096 (zswap stores it raw).
@@ -19,9 +20,12 @@
 //! at capture, at evaluation or in `bench --max-pages` leaves the figure
 //! unchanged.
 //!
-//! This module only does arithmetic; it does not read pages, and it does not
-//! model the allocator overhead of a real zswap pool (that is
-//! `cannery_zswap`'s pool ratio).
+//! - **p50/p99** ([`percentile`]): nearest rank over the sorted per-page
+//!   times.
+//!
+//! This module only does arithmetic; it does not read pages or time
+//! anything, and it does not model the allocator overhead of a real zswap
+//! pool (that is `cannery_zswap`'s pool ratio).
 
 use crate::constants::PAGE_SIZE;
 
@@ -81,6 +85,17 @@ impl SameFilledShare {
     }
 }
 
+/// The nearest-rank `p`-th percentile (0 < p ≤ 100) of `sorted` (ascending):
+/// the smallest value with at least p % of the values at or below it; 0 for
+/// no values.
+pub fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +120,16 @@ mod tests {
         let part = effective_ratio(10, s.attributed(10), 10 * 1024);
         assert!((whole - part).abs() < 1e-12);
         assert_eq!(s.plus(SameFilledShare::new(2.0, 10)).attributed(110), 32.0);
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(percentile(&v, 50.0), 50);
+        assert_eq!(percentile(&v, 99.0), 99);
+        assert_eq!(percentile(&v, 100.0), 100);
+        assert_eq!(percentile(&[7], 99.0), 7);
+        assert_eq!(percentile(&[1, 2, 3, 4], 50.0), 2);
+        assert_eq!(percentile(&[], 50.0), 0);
     }
 }

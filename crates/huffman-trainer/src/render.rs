@@ -1,56 +1,59 @@
-//! Text rendering of the train and eval reports (the JSON forms are printed
-//! as they are). Formatting only: every number comes from the report.
+//! The train and eval reports as text, for people (the JSON forms are the
+//! reports serialized as they are). Formatting only: every number comes
+//! from the report, and modes are named by their one key
+//! ([`ModeKey`]), as in JSON and Python.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use cannery_trainer::eval_corpus::EvalReport;
-use cannery_trainer::evaluate::{Ceiling, ConstraintCost, Drift, ModeResult};
-use cannery_trainer::report::TrainReport;
+use cannery_codec::peer::PeerKind;
+use cannery_codec::Level;
 
-/// Modes in the order a reader compares them; others follow alphabetically.
-const ORDER: &[&str] = &[
-    "fixed",
-    "canned:kernel-2024",
-    "canned:fleet",
-    "canned-fast",
-    "canned-default",
-    "canned-best",
-    "dynamic-fast",
-    "dynamic-best",
-    "zstd-1",
-    "zstd-3",
-    "zstd-1-dict",
-    "lz4",
-    "libdeflate-1",
-    "libdeflate-6",
-];
+use crate::eval_corpus::EvalReport;
+use crate::evaluate::{Ceiling, ConstraintCost, Drift, ModeResult};
+use crate::mode_key::ModeKey;
+use crate::report::TrainReport;
 
-fn label(mode: &str) -> String {
-    match mode {
-        "canned-fast" => "canned (own table, fast parse)".into(),
-        "canned-default" => "canned (own table, default parse)".into(),
-        "canned-best" => "canned (own table, best parse)".into(),
-        "fixed" => "fixed (fast parse)".into(),
-        "canned:kernel-2024" => "canned kernel-2024 (fast)".into(),
-        "canned:fleet" => "canned fleet table (fast)".into(),
-        m => m.into(),
-    }
+/// The line that explains the mode names, printed once above the tables.
+pub const LEGEND: &str = "modes: canned-LEVEL = the workload's own table at that parse \
+                          (fleet: each workload's own); canned:NAME = table NAME at the fast \
+                          parse; fixed = RFC 1951 fixed codes; dynamic-LEVEL = per-page codes; \
+                          others are peer compressors at their level";
+
+/// Modes in the order a reader compares them; others follow by name.
+fn order() -> Vec<ModeKey> {
+    vec![
+        ModeKey::Fixed,
+        ModeKey::table("kernel-2024"),
+        ModeKey::table("fleet"),
+        ModeKey::Canned(Level::Fast),
+        ModeKey::Canned(Level::Default),
+        ModeKey::Canned(Level::Best),
+        ModeKey::Dynamic(Level::Fast),
+        ModeKey::Dynamic(Level::Best),
+        ModeKey::Peer(PeerKind::Zstd(1)),
+        ModeKey::Peer(PeerKind::Zstd(3)),
+        ModeKey::Peer(PeerKind::ZstdDict(1)),
+        ModeKey::Peer(PeerKind::Lz4),
+        ModeKey::Peer(PeerKind::Libdeflate(1)),
+        ModeKey::Peer(PeerKind::Libdeflate(6)),
+    ]
 }
 
-fn modes_table(out: &mut String, modes: &BTreeMap<String, ModeResult>, with_cross: bool) {
+fn modes_table(out: &mut String, modes: &BTreeMap<ModeKey, ModeResult>, with_cross: bool) {
     let _ = writeln!(
         out,
-        "  {:<38} {:>7} {:>9} {:>8}",
+        "  {:<24} {:>7} {:>9} {:>8}",
         "mode", "ratio", "eff.ratio", "incompr."
     );
-    let mut keys: Vec<&String> = ORDER
+    let order = order();
+    let mut keys: Vec<&ModeKey> = order
         .iter()
-        .filter_map(|k| modes.get_key_value(*k).map(|(k, _)| k))
+        .filter_map(|k| modes.get_key_value(k).map(|(k, _)| k))
         .collect();
     for k in modes.keys() {
-        let shown = ORDER.contains(&k.as_str());
-        let cross = k.starts_with("canned:") && !shown;
+        let shown = order.contains(k);
+        let cross = matches!(k, ModeKey::CannedTable(_)) && !shown;
         if !shown && (with_cross || !cross) {
             keys.push(k);
         }
@@ -59,8 +62,8 @@ fn modes_table(out: &mut String, modes: &BTreeMap<String, ModeResult>, with_cros
         let r = &modes[k];
         let _ = writeln!(
             out,
-            "  {:<38} {:>7.3} {:>9.3} {:>8}",
-            label(k),
+            "  {:<24} {:>7.3} {:>9.3} {:>8}",
+            k.to_string(),
             r.ratio,
             r.effective_ratio,
             r.incompressible_pages
@@ -87,8 +90,9 @@ fn qpl_cost(out: &mut String, cost: Option<&ConstraintCost>) {
     }
 }
 
-fn targets(out: &mut String, modes: &BTreeMap<String, ModeResult>, ceiling: &Ceiling) {
-    if let (Some(c), Some(f)) = (modes.get("canned-fast"), modes.get("fixed")) {
+fn targets(out: &mut String, modes: &BTreeMap<ModeKey, ModeResult>, ceiling: &Ceiling) {
+    let get = |k: ModeKey| modes.get(&k);
+    if let (Some(c), Some(f)) = (get(ModeKey::Canned(Level::Fast)), get(ModeKey::Fixed)) {
         let _ = writeln!(
             out,
             "  canned (fast) vs fixed: {:+.1} % ratio (target ≥ +12 %)",
@@ -102,7 +106,10 @@ fn targets(out: &mut String, modes: &BTreeMap<String, ModeResult>, ceiling: &Cei
             ceiling.ceiling_gain_percent, ceiling.table_gain_percent
         );
     }
-    if let (Some(c), Some(d)) = (modes.get("canned-best"), modes.get("dynamic-best")) {
+    if let (Some(c), Some(d)) = (
+        get(ModeKey::Canned(Level::Best)),
+        get(ModeKey::Dynamic(Level::Best)),
+    ) {
         let _ = writeln!(
             out,
             "  canned (best) vs dynamic (best): {:+.1} % ratio (target ≥ -3 %)",
@@ -126,6 +133,7 @@ pub fn train_report(r: &TrainReport) -> String {
         "ratios on held-out pages (ratio: incompressible pages count 4096 bytes; eff.ratio: \
          zero/same-filled pages added at ~0 bytes)"
     );
+    let _ = writeln!(out, "{LEGEND}");
     for w in &r.workloads {
         let _ = writeln!(out);
         let held_out = if w.test_pages < w.held_out_pages {
@@ -224,7 +232,7 @@ pub fn train_report(r: &TrainReport) -> String {
     out
 }
 
-/// The eval report (built as JSON) as text.
+/// The eval report as text.
 pub fn eval_report(r: &EvalReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -234,6 +242,7 @@ pub fn eval_report(r: &EvalReport) -> String {
         r.table_name.as_deref().unwrap_or("unnamed"),
         r.corpus
     );
+    let _ = writeln!(out, "{LEGEND}");
     for w in &r.workloads {
         let _ = writeln!(out);
         let _ = writeln!(out, "workload {}: {} pages", w.name, w.pages);
@@ -263,4 +272,42 @@ fn drift_line(out: &mut String, d: Option<&Drift>) {
             ": no retraining needed"
         }
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::key;
+
+    fn result(ratio: f64) -> ModeResult {
+        ModeResult {
+            ratio,
+            effective_ratio: ratio * 1.5,
+            incompressible_pages: 1,
+            pages: 10,
+            bytes_in: 40960,
+            bytes_out: (40960.0 / ratio) as u64,
+        }
+    }
+
+    #[test]
+    fn modes_print_by_their_key_in_reading_order() {
+        let modes: BTreeMap<ModeKey, ModeResult> = ["zstd-1", "canned-fast", "fixed", "canned:w2"]
+            .iter()
+            .map(|m| (key(m), result(3.0)))
+            .collect();
+        let mut out = String::new();
+        modes_table(&mut out, &modes, false);
+        let names: Vec<&str> = out
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect();
+        // Cross-workload tables only when asked for.
+        assert_eq!(names, ["fixed", "canned-fast", "zstd-1"]);
+        let mut out = String::new();
+        modes_table(&mut out, &modes, true);
+        assert!(out.contains("canned:w2"), "{out}");
+        assert!(out.contains("  4.500 "), "effective ratio printed: {out}");
+    }
 }
