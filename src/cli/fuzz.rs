@@ -1,26 +1,24 @@
-//! `cannery fuzz`: decompression-equivalence fuzzing across backends.
-//! Generates seeded stress pages (random, long runs, all 256 byte values,
-//! near-incompressible, repeats at distances near 4096, words, and mutated
-//! corpus pages), compresses each with every able backend, decompresses with
-//! every able backend, and reports mismatches with reproducers. This is the
-//! command a hardware owner runs to prove IAA/QAT equivalence, so like
-//! `validate` it counts what ran and fails when a requested check did not
-//! (no backend to compare against, a table the backend cannot use, zero
-//! pages) unless `--allow-skips`.
+//! `cannery fuzz`: decompression-equivalence fuzzing of one backend against
+//! the others on seeded stress pages (and mutations of corpus pages), in
+//! every mode both sides speak; the first failures of each pair are written
+//! as reproducers. Like `validate` it counts what ran and fails when a
+//! requested check did not (no backend to compare against, a table the
+//! backend cannot use) unless `--allow-skips`. The engine and its report are
+//! `cannery_codec::backend::check::fuzz`; this file parses arguments, opens
+//! backends, prints and sets the exit status.
 
 use std::path::PathBuf;
 
 use anyhow::bail;
 use clap::Args;
 
-use cannery_codec::backend::stress::{page, Kind, Rng};
-use cannery_codec::backend::Backend;
+use cannery_codec::backend::check::{fuzz, FuzzReport, MatrixSpec};
+use cannery_codec::backend::{self, Backend};
 use cannery_codec::table::rules;
 use cannery_codec::{Mode, Table};
 
-use cannery_codec::backend::check::{render_matrix, Counts, MatrixSpec};
-
-use super::validate::{load_table, read_corpus, run_cells};
+use super::load_table;
+use super::validate::{read_corpus, write_reproducer};
 
 /// Arguments of `cannery fuzz`.
 #[derive(Args)]
@@ -92,73 +90,50 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
             }
         }
         None => names.extend(
-            cannery_codec::backend::NAMES
+            backend::NAMES
                 .iter()
-                .filter(|n| **n != args.backend && cannery_codec::backend::open(n).is_ok())
+                .filter(|n| **n != args.backend && backend::open(n).is_ok())
                 .map(|n| n.to_string()),
         ),
     }
-    let mut comps = cannery_codec::backend::open_many(Some(&names))?;
-    let mut decomps = cannery_codec::backend::open_many(Some(&names))?;
+    let mut comps = backend::open_many(Some(&names))?;
+    let mut decomps = backend::open_many(Some(&names))?;
     let table = pick_table(args.table.as_deref(), comps[0].as_ref())?;
-    let mut rng = Rng::new(args.seed);
-    let mut kinds: Vec<Kind> = Kind::GENERATED.to_vec();
-    if !corpus.is_empty() {
-        kinds.push(Kind::Mutated);
-    }
-    let n = usize::try_from(args.iterations)?;
-    let mut pages = Vec::with_capacity(n);
-    let mut sources = Vec::with_capacity(n);
-    for i in 0..n {
-        let kind = kinds[i % kinds.len()];
-        let base = (kind == Kind::Mutated).then(|| &corpus[rng.below(corpus.len())][..]);
-        pages.push(page(kind, &mut rng, base));
-        sources.push(format!("seed{}-iter{i}-{}", args.seed, kind.name()));
-    }
     let spec = MatrixSpec {
         table: &table,
         modes: &args.modes,
         only_involving: Some(&args.backend),
     };
-    let cells = run_cells(
+    let cells = fuzz(
         &spec,
         &mut comps,
         &mut decomps,
-        &pages,
-        &sources,
-        Some(&args.repro_dir),
+        args.seed,
+        args.iterations,
+        &corpus,
+        &mut |f| write_reproducer(Some(&args.repro_dir), f),
+        &mut |_| {},
     )?;
-    let counts = Counts::of(&cells, pages.len());
-    let verdict = counts
-        .verdict(args.allow_skips)
-        .map_err(|e| anyhow::anyhow!("fuzz: {e}"));
+    let counts = cannery_codec::backend::check::Counts::of(&cells, args.iterations as usize);
+    let report = FuzzReport {
+        backend: args.backend.clone(),
+        against: names[1..].to_vec(),
+        seed: args.seed,
+        iterations: args.iterations,
+        table: table.id(),
+        ok: counts.verdict(args.allow_skips).is_ok(),
+        counts,
+        matrix: cells,
+        allow_skips: args.allow_skips,
+    };
     if args.json {
-        let v = serde_json::json!({
-            "backend": args.backend,
-            "against": &names[1..],
-            "seed": args.seed,
-            "iterations": args.iterations,
-            "table": table.id(),
-            "counts": counts,
-            "matrix": cells,
-            "allow_skips": args.allow_skips,
-            "ok": verdict.is_ok(),
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!(
-            "fuzz {} against {}: {} pages (seed {}), table {}",
-            args.backend,
-            names[1..].join(", "),
-            args.iterations,
-            args.seed,
-            table.id()
-        );
-        print!("{}", render_matrix(&cells));
-        println!("\nfuzz: {}", counts.line());
+        print!("{}", report.render_text());
     }
-    verdict.map_err(|e| {
-        if counts.pages_failed > 0 {
+    report.verdict().map_err(|e| {
+        let e = anyhow::anyhow!("fuzz: {e}");
+        if report.counts.pages_failed > 0 {
             e.context(format!("reproducers in {}", args.repro_dir.display()))
         } else {
             e

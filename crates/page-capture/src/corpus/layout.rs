@@ -147,6 +147,32 @@ pub fn workload_name(name: &std::ffi::OsStr) -> String {
     out
 }
 
+impl Corpus {
+    /// Every page of every workload in order, at most `limit`, in memory,
+    /// each labelled `workload#index` (for checks that report which page
+    /// failed). An error if the corpus holds no pages.
+    pub fn read_pages(&self, limit: Option<usize>) -> Result<(Vec<Vec<u8>>, Vec<String>)> {
+        let limit = limit.unwrap_or(usize::MAX);
+        let (mut pages, mut labels) = (Vec::new(), Vec::new());
+        'all: for w in &self.workloads {
+            for (i, page) in w.pages()?.enumerate() {
+                if pages.len() >= limit {
+                    break 'all;
+                }
+                pages.push(page?.data);
+                labels.push(format!("{}#{i}", w.name));
+            }
+        }
+        if pages.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("corpus {} holds no pages", self.root.display()),
+            ));
+        }
+        Ok((pages, labels))
+    }
+}
+
 fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, "cannot list", e))?;
     let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
@@ -250,6 +276,20 @@ mod tests {
         let c = Corpus::open(&root).unwrap();
         let names: Vec<&str> = c.workloads.iter().map(|w| w.name.as_str()).collect();
         assert_eq!(names, ["w space", "w_space", "w\\xfe", "w\\xff"]);
+    }
+
+    #[test]
+    fn pages_are_read_with_their_labels_up_to_a_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.pages");
+        std::fs::write(&f, vec![0u8; 4095]).unwrap();
+        assert!(Corpus::open(&f).is_err(), "not whole pages");
+        std::fs::write(&f, vec![7u8; 8192]).unwrap();
+        let c = Corpus::open(dir.path()).unwrap();
+        let (pages, labels) = c.read_pages(None).unwrap();
+        assert_eq!(pages.len(), 2);
+        assert!(labels[1].ends_with("#1"), "{labels:?}");
+        assert_eq!(c.read_pages(Some(1)).unwrap().0.len(), 1);
     }
 
     #[test]
