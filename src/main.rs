@@ -32,11 +32,11 @@ enum Command {
     /// Train per-workload and fleet canned tables on a corpus (or from histograms) and report held-out ratios.
     Train(Box<cli::train::TrainArgs>),
     /// Gather symbol statistics (a histogram file) from a corpus or a live process.
-    Stats(cli::train::StatsArgs),
+    Stats(cli::train::stats::StatsArgs),
     /// Merge histogram files.
-    Merge(cli::train::MergeArgs),
+    Merge(cli::train::stats::MergeArgs),
     /// Evaluate one table on a corpus: ratios against every codec, and drift.
-    Eval(cli::train::EvalArgs),
+    Eval(cli::train::eval::EvalArgs),
     /// Capture resident anonymous memory pages of a process or workload into a snapshot.
     Capture(Box<cli::capture::CaptureArgs>),
     /// Inspect corpora: info, scan-secrets.
@@ -66,9 +66,9 @@ fn main() {
         Command::Decompress(args) => cli::codec::decompress(args),
         Command::Export(cmd) => cli::export::run(cmd),
         Command::Train(args) => cli::train::train(*args),
-        Command::Stats(args) => cli::train::stats(args),
-        Command::Merge(args) => cli::train::merge(args),
-        Command::Eval(args) => cli::train::eval(args),
+        Command::Stats(args) => cli::train::stats::stats(args),
+        Command::Merge(args) => cli::train::stats::merge(args),
+        Command::Eval(args) => cli::train::eval::eval(args),
         Command::Capture(args) => cli::capture::run(*args),
         Command::Corpus(cmd) => cli::corpus::run(cmd),
         Command::Backends(args) => cli::backends::run(args),

@@ -56,3 +56,121 @@ fn endless_inputs_are_refused_not_read_forever() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("not a regular file"), "{err}");
 }
+
+fn run(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cannery"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn train_checks_its_outputs_first_and_never_writes_two_tables_to_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    let snap = std::fs::read_dir("corpora/fleet-snapshots/node-service")
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    // Names that collide once made file-safe, and one named like the fleet table.
+    for w in ["w space", "w_space", "fleet"] {
+        std::fs::create_dir_all(corpus.join(w)).unwrap();
+        std::fs::copy(&snap, corpus.join(w).join("a.cansnap")).unwrap();
+    }
+    let out = dir.path().join("tables");
+    let (c, o) = (corpus.to_str().unwrap(), out.to_str().unwrap());
+    let train = |extra: &[&str]| {
+        let mut a = vec![
+            "train",
+            "--corpus",
+            c,
+            "--out",
+            o,
+            "--no-peers",
+            "--eval-pages",
+            "50",
+        ];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let first = train(&[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let mut files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    // Three workload tables and the fleet table: four distinct files.
+    assert_eq!(files.len(), 4, "{files:?}");
+    assert!(files.contains(&"fleet.table.json".to_string()), "{files:?}");
+    let fleet_before = std::fs::read(out.join("fleet.table.json")).unwrap();
+    // Again without --force: refused before training, nothing touched.
+    let again = train(&[]);
+    assert!(!again.status.success());
+    assert!(
+        stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(
+        std::fs::read(out.join("fleet.table.json")).unwrap(),
+        fleet_before
+    );
+    // With --force: replaced (the same tables, deterministic training).
+    let forced = train(&["--force"]);
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    assert_eq!(
+        std::fs::read(out.join("fleet.table.json")).unwrap(),
+        fleet_before
+    );
+    let leftovers = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".partial")
+        })
+        .count();
+    assert_eq!(leftovers, 0);
+    // An --out that names a file is a mistake, not a directory to create.
+    let bad = run(&["train", "--corpus", c, "--out", "fleet.table.json"]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("--out is the directory"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+#[test]
+fn merge_refuses_to_write_over_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path().join("h.json");
+    let stats = run(&[
+        "stats",
+        "--corpus",
+        "corpora/fleet-snapshots/node-service",
+        "--out",
+        h.to_str().unwrap(),
+    ]);
+    assert!(stats.status.success(), "{}", stderr(&stats));
+    let before = std::fs::read(&h).unwrap();
+    let hs = h.to_str().unwrap();
+    for extra in [&[][..], &["--force"]] {
+        let mut a = vec!["merge", hs, hs, "--out", hs];
+        a.extend_from_slice(extra);
+        let o = run(&a);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("is the input"), "{}", stderr(&o));
+    }
+    assert_eq!(std::fs::read(&h).unwrap(), before);
+}

@@ -4,7 +4,9 @@
 //! source so memory does not grow with the corpus.
 //!
 //! Zero and same-filled pages are counted, not parsed: zswap never hands
-//! them to a compressor. This module does not build tables
+//! them to a compressor. [`gather_process`] takes the pages straight from a
+//! live process (through `cannery_capture`'s capturer), chunk by chunk,
+//! keeping nothing but the histogram. This module does not build tables
 //! ([`crate::train`]) or split pages by itself: callers pass a filter.
 
 use rayon::prelude::*;
@@ -144,6 +146,81 @@ pub fn gather_all<S: PageSource + ?Sized>(
 ) -> Result<Histogram, TrainError> {
     let mut h = gather(source, model, pricing, &|_| true)?;
     h.same_filled_pages += source.uncounted_same_filled();
+    Ok(h)
+}
+
+/// Collects a chunk of pages from a capture and folds it into a histogram.
+struct HistogramSink<'a> {
+    model: ParseModel,
+    pricing: Option<&'a Table>,
+    chunk: Vec<Vec<u8>>,
+    hist: Histogram,
+}
+
+impl HistogramSink<'_> {
+    fn flush(&mut self) -> Result<(), TrainError> {
+        if !self.chunk.is_empty() {
+            let h = gather_pages(&self.chunk, self.model, self.pricing, &|_| true);
+            self.hist.merge(&h)?;
+            self.chunk.clear();
+        }
+        Ok(())
+    }
+}
+
+impl cannery_capture::PageSink for HistogramSink<'_> {
+    fn begin_process(
+        &mut self,
+        _sample: u32,
+        _pid: u32,
+        _comm: &str,
+    ) -> cannery_capture::Result<()> {
+        Ok(())
+    }
+
+    fn page(
+        &mut self,
+        _addr: u64,
+        _region: cannery_capture::RegionKind,
+        data: &[u8],
+    ) -> cannery_capture::Result<()> {
+        self.chunk.push(data.to_vec());
+        if self.chunk.len() >= crate::pages::CHUNK_PAGES {
+            self.flush().map_err(|e| {
+                cannery_capture::Error::new(cannery_capture::ErrorKind::InvalidInput, e.to_string())
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// The histogram of one sample of live process `pid`'s resident anonymous
+/// pages (and its descendants' with `children`): pages go from the capture
+/// library into the histogram in memory, chunk by chunk, and nothing else
+/// is kept. Zero and same-filled pages the capture counted are added.
+pub fn gather_process(
+    pid: u32,
+    children: bool,
+    model: ParseModel,
+    pricing: Option<&Table>,
+) -> Result<Histogram, TrainError> {
+    let opts = cannery_capture::CaptureOptions {
+        include_children: children,
+        ..cannery_capture::CaptureOptions::default()
+    };
+    let mut capturer = cannery_capture::Capturer::new(opts);
+    let mut sink = HistogramSink {
+        model,
+        pricing,
+        chunk: Vec::new(),
+        hist: Histogram::zero(settings_for(model, pricing)),
+    };
+    let report = capturer
+        .sample(pid, None, &mut sink)
+        .map_err(|e| TrainError::Source(format!("cannot read process {pid}: {e}").into()))?;
+    sink.flush()?;
+    let mut h = sink.hist;
+    h.same_filled_pages += report.counts.zero + report.counts.same_filled;
     Ok(h)
 }
 

@@ -1,28 +1,28 @@
-//! `cannery train`, `cannery stats`, `cannery merge` and `cannery eval`:
-//! argument handling, file I/O and printing around `cannery_trainer`.
+//! `cannery train` (here), `cannery stats` and `cannery merge` ([`stats`])
+//! and `cannery eval` ([`eval`]): argument handling, file I/O and printing
+//! around `cannery_trainer`.
 //!
 //! Corpora are read through [`source`]; reports are rendered as text by
 //! `cannery_trainer::render` (or printed as JSON with `--json`). Progress goes to stderr
 //! only when stderr is a terminal. Nothing here trains or measures.
 
+pub mod eval;
 pub mod source;
+pub mod stats;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
 
+use cannery_capture::input::{read_text_limited, SMALL_FILE_LIMIT};
+use cannery_capture::output::{self, Existing};
 use cannery_codec::{Level, Table};
-use cannery_trainer::eval_corpus::{eval_corpus, merge_all, EvalOptions};
-use cannery_trainer::gather::gather_all;
 use cannery_trainer::histogram::Histogram;
-use cannery_trainer::pages::Part;
 use cannery_trainer::report::{train_corpus, CorpusOptions, Progress};
 use cannery_trainer::train::table_from_histogram;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
-
-use super::load_table;
 
 /// Options shared by the commands that build tables.
 #[derive(Args, Clone, Debug)]
@@ -67,9 +67,13 @@ pub struct TrainArgs {
     /// Train one table from histogram files (`cannery stats`) instead of a corpus.
     #[arg(long, num_args = 1..)]
     histograms: Vec<PathBuf>,
-    /// Directory the tables are written to.
-    #[arg(long, default_value = "tables")]
+    /// Directory the tables are written to (one `NAME.table.json` per
+    /// workload, `fleet.table.json`, `cluster-<i>.table.json`).
+    #[arg(long, short = 'o', default_value = "tables", value_parser = parse_out_dir)]
     out: PathBuf,
+    /// Replace table files that already exist.
+    #[arg(long, short = 'f')]
+    force: bool,
     /// Fraction of pages held out for testing (chosen by page content hash).
     #[arg(long, default_value_t = 0.2)]
     test_fraction: f64,
@@ -103,89 +107,22 @@ pub struct TrainArgs {
     table: TableArgs,
 }
 
-fn parse_level(s: &str) -> Result<Level, String> {
+/// `--out` of `train` is a directory: a name ending in `.json` is a mistake
+/// (it would become a directory of that name).
+fn parse_out_dir(s: &str) -> Result<PathBuf, String> {
+    if s.ends_with(".json") {
+        return Err(format!(
+            "{s} looks like a file; --out is the directory the tables are written to"
+        ));
+    }
+    Ok(PathBuf::from(s))
+}
+
+pub(super) fn parse_level(s: &str) -> Result<Level, String> {
     match s {
         "iaa" => Ok(Level::Fast),
         _ => s.parse(),
     }
-}
-
-/// `cannery stats`.
-#[derive(Args, Debug)]
-pub struct StatsArgs {
-    /// Corpus (name under corpora/ or path).
-    #[arg(long, required_unless_present = "pid", conflicts_with = "pid")]
-    corpus: Option<String>,
-    /// Only this workload of the corpus.
-    #[arg(long, requires = "corpus")]
-    workload: Option<String>,
-    /// Read pages straight from a live process (nothing is written but the histogram).
-    #[arg(long)]
-    pid: Option<u32>,
-    /// With --pid: also the process's descendants.
-    #[arg(long, requires = "pid")]
-    children: bool,
-    /// Histogram file to write.
-    #[arg(long)]
-    out: PathBuf,
-    /// Parse model: fast, default or best.
-    #[arg(long, default_value = "fast", value_parser = parse_level)]
-    level: Level,
-    /// With --level best: the table whose code lengths price the parse
-    /// (a file or kernel-2024/fixed; default the fixed code).
-    #[arg(long)]
-    pricing: Option<String>,
-}
-
-/// `cannery merge`.
-#[derive(Args, Debug)]
-pub struct MergeArgs {
-    /// Histogram files.
-    #[arg(required = true, num_args = 1..)]
-    histograms: Vec<PathBuf>,
-    /// Merged histogram file to write.
-    #[arg(long)]
-    out: PathBuf,
-}
-
-/// `cannery eval`.
-#[derive(Args, Debug)]
-pub struct EvalArgs {
-    /// Table file (JSON or binary) or a built-in name (kernel-2024, fixed).
-    #[arg(long)]
-    table: String,
-    /// Corpus (name under corpora/ or path).
-    #[arg(long)]
-    corpus: String,
-    /// Which pages of each workload: all, or the held-out (test) or training
-    /// part of the split `train` uses (same --test-fraction and --seed).
-    #[arg(long, value_enum, default_value = "all")]
-    part: PartArg,
-    /// Share of pages held out (with --part).
-    #[arg(long, default_value_t = 0.2)]
-    test_fraction: f64,
-    /// Seed of the split (with --part).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Skip the peer compressors.
-    #[arg(long)]
-    no_peers: bool,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-    #[command(flatten)]
-    table_args: TableArgs,
-}
-
-/// Which part of the train/test split to evaluate.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum PartArg {
-    /// Every page.
-    All,
-    /// The held-out pages (what `train` reports on).
-    Test,
-    /// The training pages.
-    Train,
 }
 
 fn progress_printer() -> impl FnMut(Progress<'_>) {
@@ -205,29 +142,67 @@ fn progress_printer() -> impl FnMut(Progress<'_>) {
     }
 }
 
-fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+/// Writes `text` to `path` atomically (a new file unless `force`),
+/// creating its directory.
+pub(super) fn write_file(path: &Path, text: &str, force: bool) -> anyhow::Result<()> {
+    create_parent(path)?;
+    output::write_file(path, text.as_bytes(), Existing::replace_if(force))?;
+    Ok(())
+}
+
+fn create_parent(path: &Path) -> anyhow::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create directory {}", dir.display()))?;
     }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    Ok(())
 }
 
-fn read_histogram(path: &Path) -> anyhow::Result<Histogram> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read histogram {}", path.display()))?;
+pub(super) fn read_histogram(path: &Path) -> anyhow::Result<Histogram> {
+    let text = read_text_limited(path, SMALL_FILE_LIMIT, "histogram")?;
     Histogram::from_json(&text).with_context(|| format!("{}", path.display()))
 }
 
-fn safe_file_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
+/// The table file of each workload (in order), then `fleet` and the
+/// `cluster-<i>` ones: the name with anything but `[A-Za-z0-9._-]` made
+/// `_`, and where two would be the same file (`w space` and `w_space`, a
+/// workload named `fleet`), the later ones get a hash of their full name.
+fn table_file_names(workloads: &[String], clusters: usize) -> Vec<String> {
+    let safe = |name: &str| -> String {
+        name.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let fnv = |name: &str| {
+        name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
         })
+    };
+    let mut taken: std::collections::BTreeSet<String> = std::iter::once("fleet".to_string())
+        .chain((0..clusters.max(1)).map(|i| format!("cluster-{i}")))
+        .collect();
+    let mut names: Vec<String> = workloads
+        .iter()
+        .map(|w| {
+            let mut n = safe(w);
+            if !taken.insert(n.clone()) {
+                n = format!("{n}-{:08x}", fnv(w) as u32);
+                taken.insert(n.clone());
+            }
+            n
+        })
+        .collect();
+    names.push("fleet".into());
+    names.extend((0..clusters).map(|i| format!("cluster-{i}")));
+    names
+        .into_iter()
+        .map(|n| format!("{n}.table.json"))
         .collect()
 }
 
@@ -246,6 +221,14 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let corpus_arg = args.corpus.as_deref().expect("clap requires --corpus");
     let (corpus_name, sources) = source::open(corpus_arg)?;
     let workloads = source::workloads(&sources);
+    // Every table file is named and checked before the work, and written
+    // all together at the end: nothing is lost, and nothing is half new.
+    let names: Vec<String> = workloads.iter().map(|w| w.name.clone()).collect();
+    let clusters = if args.tables > 1 { args.tables } else { 0 };
+    let files = table_file_names(&names, clusters);
+    let existing = Existing::replace_if(args.force);
+    let planned: Vec<PathBuf> = files.iter().map(|f| args.out.join(f)).collect();
+    output::check_outputs(&planned, existing)?;
     let opts = CorpusOptions {
         corpus: corpus_name,
         train: topts,
@@ -257,14 +240,17 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let out = train_corpus(&workloads, &opts, &mut progress_printer())?;
     let elapsed = started.elapsed();
 
-    let mut written = Vec::new();
+    let path_of = |name: &str| -> PathBuf {
+        let i = names
+            .iter()
+            .position(|n| n == name)
+            .expect("a corpus workload");
+        planned[i].clone()
+    };
+    let mut tables: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     for t in &out.workload_tables {
-        let name = t.name.clone().unwrap_or_default();
-        let path = args
-            .out
-            .join(format!("{}.table.json", safe_file_name(&name)));
-        write_file(&path, &t.to_json())?;
-        written.push(path);
+        let name = t.name.as_deref().unwrap_or_default();
+        tables.push((path_of(name), t.to_json().into_bytes()));
     }
     for w in &out.report.workloads {
         if let Some(reason) = &w.skipped {
@@ -278,43 +264,46 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
                 k.provenance
                     .training
                     .insert("fallback".into(), reason.clone().into());
-                let path = args
-                    .out
-                    .join(format!("{}.table.json", safe_file_name(&w.name)));
-                write_file(&path, &k.to_json())?;
+                let path = path_of(&w.name);
                 eprintln!(
-                    "cannery: warning: wrote the kernel-2024 table to {} instead",
+                    "cannery: warning: writing the kernel-2024 table to {} instead",
                     path.display()
                 );
-                written.push(path);
+                tables.push((path, k.to_json().into_bytes()));
             }
         }
     }
-    let fleet_path = args.out.join("fleet.table.json");
-    write_file(&fleet_path, &out.fleet_table.to_json())?;
-    written.push(fleet_path);
+    tables.push((
+        planned[names.len()].clone(),
+        out.fleet_table.to_json().into_bytes(),
+    ));
     for (i, t) in out.cluster_tables.iter().enumerate() {
-        let path = args.out.join(format!("cluster-{i}.table.json"));
-        write_file(&path, &t.to_json())?;
-        written.push(path);
+        tables.push((
+            planned[names.len() + 1 + i].clone(),
+            t.to_json().into_bytes(),
+        ));
     }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create directory {}", args.out.display()))?;
+    output::write_files(&tables, existing)?;
+    let written: Vec<String> = tables
+        .iter()
+        .map(|(p, _)| p.display().to_string())
+        .collect();
     if args.json {
         let mut v = serde_json::to_value(&out.report)?;
-        v["tables_written"] = written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .into();
+        v["tables_written"] = written.clone().into();
         v["seconds"] = ((elapsed.as_secs_f64() * 100.0).round() / 100.0).into();
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print!("{}", cannery_trainer::render::train_report(&out.report));
-        println!();
-        for p in &written {
-            println!("wrote {}", p.display());
-        }
-        println!("took {:.1} s", elapsed.as_secs_f64());
     }
+    eprintln!(
+        "cannery: wrote {} tables ({}) in {:.1} s",
+        written.len(),
+        written.join(", "),
+        elapsed.as_secs_f64()
+    );
     Ok(())
 }
 
@@ -349,10 +338,13 @@ fn train_from_histograms(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Resu
             .collect::<Vec<_>>()
             .join(" + "),
     );
-    let path = args
-        .out
-        .join(format!("{}.table.json", safe_file_name(&args.name)));
-    write_file(&path, &t.to_json())?;
+    let file = table_file_names(std::slice::from_ref(&args.name), 0).remove(0);
+    let path = if args.name == "fleet" {
+        args.out.join("fleet.table.json")
+    } else {
+        args.out.join(file)
+    };
+    write_file(&path, &t.to_json(), args.force)?;
     let bits = cannery_trainer::train::bits_under(&h.counts, &t) as f64 / h.pages.max(1) as f64;
     if args.json {
         let v = serde_json::json!({
@@ -371,182 +363,7 @@ fn train_from_histograms(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Resu
             h.settings().parse,
             bits
         );
-        println!("wrote {}", path.display());
     }
+    eprintln!("cannery: wrote {}", path.display());
     Ok(())
-}
-
-/// `cannery stats`.
-pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
-    let model = ParseModel::from_level(args.level);
-    let pricing = match (&args.pricing, model) {
-        (Some(t), ParseModel::Best) => Some(load_table(t)?),
-        (Some(_), _) => bail!("--pricing only applies to --level best"),
-        (None, _) => None,
-    };
-    let h = if let Some(pid) = args.pid {
-        live::stats_of_process(pid, args.children, model, pricing.as_ref())?
-    } else {
-        let (_, sources) = source::open(args.corpus.as_deref().expect("clap"))?;
-        let selected: Vec<&source::WorkloadSource> = match &args.workload {
-            Some(w) => {
-                let s: Vec<_> = sources.iter().filter(|s| &s.name == w).collect();
-                if s.is_empty() {
-                    bail!(
-                        "no workload {w:?} in the corpus (it has: {})",
-                        sources
-                            .iter()
-                            .map(|s| s.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                }
-                s
-            }
-            None => sources.iter().collect(),
-        };
-        let mut total: Option<Histogram> = None;
-        for s in selected {
-            let h = gather_all(s, model, pricing.as_ref())?;
-            total = Some(match total {
-                None => h,
-                Some(t) => t.merged(&h)?,
-            });
-        }
-        total.expect("a corpus has at least one workload")
-    };
-    write_file(&args.out, &h.to_json())?;
-    eprintln!(
-        "cannery: {} pages parsed ({} parse), {} zero or same-filled; wrote {}",
-        h.pages,
-        h.settings().parse,
-        h.same_filled_pages,
-        args.out.display()
-    );
-    Ok(())
-}
-
-/// `cannery merge`.
-pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
-    let hs = args
-        .histograms
-        .iter()
-        .map(|p| read_histogram(p))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let h = merge_all(&hs)
-        .context("cannot merge the histograms")?
-        .expect("clap requires at least one histogram");
-    write_file(&args.out, &h.to_json())?;
-    eprintln!(
-        "cannery: merged {} histograms: {} pages; wrote {}",
-        args.histograms.len(),
-        h.pages,
-        args.out.display()
-    );
-    Ok(())
-}
-
-/// `cannery eval`.
-pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
-    let table = load_table(&args.table)?;
-    let (corpus_name, sources) = source::open(&args.corpus)?;
-    let workloads = source::workloads(&sources);
-    let opts = EvalOptions {
-        peers: !args.no_peers,
-        table: args.table_args.options(),
-        split: Split::new(args.test_fraction, args.seed)?,
-        part: match args.part {
-            PartArg::All => None,
-            PartArg::Test => Some(Part::Test),
-            PartArg::Train => Some(Part::Train),
-        },
-    };
-    let report = eval_corpus(&table, &corpus_name, &workloads, &opts, &mut |name| {
-        if std::io::stderr().is_terminal() {
-            eprintln!("evaluating {name}");
-        }
-    })?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", cannery_trainer::render::eval_report(&report));
-    }
-    Ok(())
-}
-
-/// Statistics straight from a live process: pages go from the capture
-/// library into the histogram in memory, chunk by chunk; nothing else is kept.
-mod live {
-    use super::*;
-    use cannery_capture::capture::{CaptureOptions, Capturer, PageSink};
-    use cannery_capture::maps::RegionKind;
-    use cannery_trainer::gather::gather_pages;
-    use cannery_trainer::histogram::Settings;
-
-    struct HistogramSink<'a> {
-        model: ParseModel,
-        pricing: Option<&'a Table>,
-        chunk: Vec<Vec<u8>>,
-        hist: Histogram,
-    }
-
-    impl HistogramSink<'_> {
-        fn flush(&mut self) {
-            if !self.chunk.is_empty() {
-                let h = gather_pages(&self.chunk, self.model, self.pricing, &|_| true);
-                self.hist.merge(&h).expect("same settings");
-                self.chunk.clear();
-            }
-        }
-    }
-
-    impl PageSink for HistogramSink<'_> {
-        fn begin_process(
-            &mut self,
-            _sample: u32,
-            _pid: u32,
-            _comm: &str,
-        ) -> cannery_capture::Result<()> {
-            Ok(())
-        }
-        fn page(
-            &mut self,
-            _addr: u64,
-            _region: RegionKind,
-            data: &[u8],
-        ) -> cannery_capture::Result<()> {
-            self.chunk.push(data.to_vec());
-            if self.chunk.len() >= cannery_trainer::pages::CHUNK_PAGES {
-                self.flush();
-            }
-            Ok(())
-        }
-    }
-
-    pub fn stats_of_process(
-        pid: u32,
-        children: bool,
-        model: ParseModel,
-        pricing: Option<&Table>,
-    ) -> anyhow::Result<Histogram> {
-        let opts = CaptureOptions {
-            include_children: children,
-            ..CaptureOptions::default()
-        };
-        let mut capturer = Capturer::new(opts);
-        let settings: Settings = cannery_trainer::gather::settings_for(model, pricing);
-        let mut sink = HistogramSink {
-            model,
-            pricing,
-            chunk: Vec::new(),
-            hist: Histogram::zero(settings),
-        };
-        let report = capturer
-            .sample(pid, None, &mut sink)
-            .map_err(|e| anyhow::anyhow!("cannot read process {pid}: {e}"))?;
-        sink.flush();
-        let mut h = sink.hist;
-        h.same_filled_pages += report.counts.zero + report.counts.same_filled;
-        Ok(h)
-    }
 }

@@ -1,0 +1,82 @@
+//! `cannery eval`: one table on a corpus (every page, or one part of the
+//! train/test split) beside every codec, and its drift. The evaluation is
+//! `cannery_trainer::eval_corpus`, the text `cannery_trainer::render`.
+
+use std::io::IsTerminal;
+
+use clap::Args;
+
+use cannery_trainer::eval_corpus::{eval_corpus, EvalOptions};
+use cannery_trainer::pages::Part;
+use cannery_trainer::Split;
+
+use super::{source, TableArgs};
+use crate::cli::load_table;
+
+/// `cannery eval`.
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// Table file (JSON or binary) or a built-in name (kernel-2024, fixed).
+    #[arg(long)]
+    table: String,
+    /// Corpus (name under corpora/ or path).
+    #[arg(long)]
+    corpus: String,
+    /// Which pages of each workload: all, or the held-out (test) or training
+    /// part of the split `train` uses (same --test-fraction and --seed).
+    #[arg(long, value_enum, default_value = "all")]
+    part: PartArg,
+    /// Share of pages held out (with --part).
+    #[arg(long, default_value_t = 0.2)]
+    test_fraction: f64,
+    /// Seed of the split (with --part).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Skip the peer compressors.
+    #[arg(long)]
+    no_peers: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    table_args: TableArgs,
+}
+
+/// Which part of the train/test split to evaluate.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum PartArg {
+    /// Every page.
+    All,
+    /// The held-out pages (what `train` reports on).
+    Test,
+    /// The training pages.
+    Train,
+}
+
+/// `cannery eval`.
+pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
+    let table = load_table(&args.table)?;
+    let (corpus_name, sources) = source::open(&args.corpus)?;
+    let workloads = source::workloads(&sources);
+    let opts = EvalOptions {
+        peers: !args.no_peers,
+        table: args.table_args.options(),
+        split: Split::new(args.test_fraction, args.seed)?,
+        part: match args.part {
+            PartArg::All => None,
+            PartArg::Test => Some(Part::Test),
+            PartArg::Train => Some(Part::Train),
+        },
+    };
+    let report = eval_corpus(&table, &corpus_name, &workloads, &opts, &mut |name| {
+        if std::io::stderr().is_terminal() {
+            eprintln!("evaluating {name}");
+        }
+    })?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", cannery_trainer::render::eval_report(&report));
+    }
+    Ok(())
+}

@@ -1,0 +1,135 @@
+//! `cannery stats` and `cannery merge`: symbol statistics (histogram
+//! files) from a corpus or a live process, and their sum. The gathering is
+//! `cannery_trainer::gather`; this file parses arguments, reads and writes
+//! the files.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+
+use cannery_capture::output::refuse_same_file;
+use cannery_codec::Level;
+use cannery_trainer::eval_corpus::merge_all;
+use cannery_trainer::gather::{gather_all, gather_process};
+use cannery_trainer::histogram::Histogram;
+use cannery_trainer::ParseModel;
+
+use super::{parse_level, read_histogram, source, write_file};
+use crate::cli::load_table;
+
+/// `cannery stats`.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Corpus (name under corpora/ or path).
+    #[arg(long, required_unless_present = "pid", conflicts_with = "pid")]
+    corpus: Option<String>,
+    /// Only this workload of the corpus.
+    #[arg(long, requires = "corpus")]
+    workload: Option<String>,
+    /// Read pages straight from a live process (nothing is written but the histogram).
+    #[arg(long)]
+    pid: Option<u32>,
+    /// With --pid: also the process's descendants.
+    #[arg(long, requires = "pid")]
+    children: bool,
+    /// Histogram file to write (a new file unless --force).
+    #[arg(long, short = 'o')]
+    out: PathBuf,
+    /// Replace the output file if it exists.
+    #[arg(long, short = 'f')]
+    force: bool,
+    /// Parse model: fast, default or best.
+    #[arg(long, default_value = "fast", value_parser = parse_level)]
+    level: Level,
+    /// With --level best: the table whose code lengths price the parse
+    /// (a file or kernel-2024/fixed; default the fixed code).
+    #[arg(long)]
+    pricing: Option<String>,
+}
+
+/// `cannery merge`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Histogram files.
+    #[arg(required = true, num_args = 1..)]
+    histograms: Vec<PathBuf>,
+    /// Merged histogram file to write (a new file unless --force; never
+    /// one of the inputs).
+    #[arg(long, short = 'o')]
+    out: PathBuf,
+    /// Replace the output file if it exists.
+    #[arg(long, short = 'f')]
+    force: bool,
+}
+
+/// `cannery stats`.
+pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
+    let model = ParseModel::from_level(args.level);
+    let pricing = match (&args.pricing, model) {
+        (Some(t), ParseModel::Best) => Some(load_table(t)?),
+        (Some(_), _) => bail!("--pricing only applies to --level best"),
+        (None, _) => None,
+    };
+    let h = if let Some(pid) = args.pid {
+        gather_process(pid, args.children, model, pricing.as_ref())?
+    } else {
+        let (_, sources) = source::open(args.corpus.as_deref().expect("clap"))?;
+        let selected: Vec<&source::WorkloadSource> = match &args.workload {
+            Some(w) => {
+                let s: Vec<_> = sources.iter().filter(|s| &s.name == w).collect();
+                if s.is_empty() {
+                    bail!(
+                        "no workload {w:?} in the corpus (it has: {})",
+                        sources
+                            .iter()
+                            .map(|s| s.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
+                s
+            }
+            None => sources.iter().collect(),
+        };
+        let mut total: Option<Histogram> = None;
+        for s in selected {
+            let h = gather_all(s, model, pricing.as_ref())?;
+            total = Some(match total {
+                None => h,
+                Some(t) => t.merged(&h)?,
+            });
+        }
+        total.expect("a corpus has at least one workload")
+    };
+    write_file(&args.out, &h.to_json(), args.force)?;
+    eprintln!(
+        "cannery: {} pages parsed ({} parse), {} zero or same-filled; wrote {}",
+        h.pages,
+        h.settings().parse,
+        h.same_filled_pages,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// `cannery merge`.
+pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
+    refuse_same_file(&args.histograms, &args.out)?;
+    let hs = args
+        .histograms
+        .iter()
+        .map(|p| read_histogram(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let h = merge_all(&hs)
+        .context("cannot merge the histograms")?
+        .expect("clap requires at least one histogram");
+    write_file(&args.out, &h.to_json(), args.force)?;
+    eprintln!(
+        "cannery: merged {} histograms: {} pages; wrote {}",
+        args.histograms.len(),
+        h.pages,
+        args.out.display()
+    );
+    Ok(())
+}
