@@ -16,10 +16,12 @@ pub mod zswap_sim;
 use std::path::Path;
 
 use anyhow::Context;
+use cannery_capture::input::{read_limited, SMALL_FILE_LIMIT};
+use cannery_capture::output::{write_file, Existing};
 use cannery_codec::Table;
 
-/// Loads a table from a file (JSON or binary), or a built-in by name
-/// (`fixed`, `kernel-2024`) when no file of that name exists.
+/// Loads a table from a file (JSON or binary, at most 16 MiB), or a
+/// built-in by name (`fixed`, `kernel-2024`) when no file of that name exists.
 pub fn load_table(spec: &str) -> anyhow::Result<Table> {
     let path = Path::new(spec);
     if !path.exists() {
@@ -31,16 +33,18 @@ pub fn load_table(spec: &str) -> anyhow::Result<Table> {
             Table::BUILTIN_NAMES.join(", ")
         );
     }
-    let bytes = std::fs::read(path).with_context(|| format!("reading table {}", path.display()))?;
+    let bytes = read_limited(path, SMALL_FILE_LIMIT, "table")?;
     Table::from_bytes(&bytes).with_context(|| format!("table {}", path.display()))
 }
 
-/// Writes a table: JSON if the path ends in `.json`, else the binary form.
-pub fn write_table(table: &Table, path: &Path) -> anyhow::Result<()> {
+/// Writes a table atomically: JSON if the path ends in `.json`, else the
+/// binary form; an existing file is kept unless `force`.
+pub fn write_table(table: &Table, path: &Path, force: bool) -> anyhow::Result<()> {
     let bytes = if path.extension().is_some_and(|e| e == "json") {
         table.to_json().into_bytes()
     } else {
         table.to_binary()
     };
-    std::fs::write(path, bytes).with_context(|| format!("writing table {}", path.display()))
+    write_file(path, &bytes, Existing::replace_if(force))
+        .with_context(|| format!("writing table {}", path.display()))
 }
