@@ -50,13 +50,20 @@ fn scan_secrets_passes_the_corpus_and_flags_a_planted_key() {
     let p = dir.path().join("leak.pages");
     std::fs::write(&p, &page).unwrap();
     let o = cannery(&["corpus", "scan-secrets", s(&p)]);
-    assert!(!o.status.success(), "a planted secret must fail the scan");
+    assert_eq!(o.status.code(), Some(1), "a planted secret fails the scan");
+    // Kinds are named in text as in JSON.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("leak.pages: page 0 offset 0: secret-variable "),
+        "{out}"
+    );
 
     // No corpus at all is not "no secrets found".
     let empty = tempfile::tempdir().unwrap();
     std::fs::write(empty.path().join("notes.txt"), "nothing here").unwrap();
     let o = cannery(&["corpus", "scan-secrets", s(empty.path())]);
-    assert_eq!(o.status.code(), Some(1));
+    // An error, not a finding.
+    assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("holds no snapshot or .pages file"), "{err}");
     assert!(!err.contains("no secret-looking strings found"), "{err}");

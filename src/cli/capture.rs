@@ -197,51 +197,11 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
 }
 
 fn print_report(args: &CaptureArgs, r: &SessionReport) -> anyhow::Result<()> {
-    let h = &r.header;
-    let c = &h.counts;
-    eprintln!(
-        "cannery: {} sample(s) -> {}: {} pages stored, {} scanned, {} zero, {} same-filled, {} duplicate, {} unreadable, {} sampled out, {} redacted ({})",
-        h.samples,
-        args.out.display(),
-        c.stored,
-        c.scanned,
-        c.zero,
-        c.same_filled,
-        c.duplicate,
-        c.unreadable,
-        c.sampled_out,
-        c.redacted,
-        r.end_reason
-    );
-    if h.meta.freeze {
-        eprintln!(
-            "cannery: freeze pause: longest {:.2} ms, total {:.2} ms (stated maximum {} ms)",
-            h.pause_max_ns as f64 / 1e6,
-            h.pause_total_ns as f64 / 1e6,
-            h.meta.max_pause_ms
-        );
-    }
-    for s in &r.samples {
-        if s.pause_limited {
-            eprintln!("cannery: warning: a process was released at the --max-pause limit before it was fully read");
-        }
-        for (pid, why) in &s.skipped {
-            eprintln!("cannery: warning: skipped process {pid}: {why}");
-        }
-    }
-    if let Some(st) = &r.exit_status {
-        eprintln!(
-            "cannery: workload {}{}",
-            session::describe_status(st),
-            if r.killed {
-                " (stopped after the last sample)"
-            } else {
-                ""
-            }
-        );
+    for line in r.status_lines(&args.out) {
+        eprintln!("cannery: {line}");
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(h)?);
+        println!("{}", serde_json::to_string_pretty(&r.header)?);
     }
     Ok(())
 }

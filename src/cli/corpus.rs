@@ -11,7 +11,9 @@ use std::path::PathBuf;
 pub enum CorpusCommand {
     /// Summarize a snapshot, a .pages file or a corpus directory.
     Info(InfoArgs),
-    /// Flag secret-looking strings (private keys, tokens, KEY/TOKEN/PASSWORD variables); exit 1 if any.
+    /// Flag secret-looking strings (private keys, tokens, KEY/TOKEN/PASSWORD
+    /// variables). Exit status: 0 none found, 1 found, 2 error (nothing
+    /// scanned, unreadable input).
     ScanSecrets(ScanArgs),
 }
 
@@ -38,48 +40,20 @@ pub struct ScanArgs {
 pub fn run(cmd: CorpusCommand) -> anyhow::Result<()> {
     match cmd {
         CorpusCommand::Info(a) => info(a),
-        CorpusCommand::ScanSecrets(a) => scan(a),
+        CorpusCommand::ScanSecrets(a) => scan(a).map_err(|e| {
+            eprintln!("cannery: {e:#}");
+            std::process::exit(2)
+        }),
     }
-}
-
-fn mib(b: u64) -> f64 {
-    b as f64 / (1024.0 * 1024.0)
 }
 
 fn info(a: InfoArgs) -> anyhow::Result<()> {
     let s = cannery_capture::corpus::summarize(&a.path)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&s)?);
-        return Ok(());
+    } else {
+        print!("{}", s.render_text());
     }
-    println!("corpus {}", s.root.display());
-    println!(
-        "{:<24} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10}",
-        "workload", "files", "samples", "pages", "zero", "same", "dup", "disk MiB", "pause ms"
-    );
-    for w in &s.workloads {
-        println!(
-            "{:<24} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10.2} {:>10.2}",
-            w.name,
-            w.files.len(),
-            w.samples,
-            w.pages,
-            w.zero_pages,
-            w.same_filled_pages,
-            w.duplicate_pages,
-            mib(w.bytes_on_disk),
-            w.pause_max_ms
-        );
-    }
-    println!(
-        "total: {} workloads, {} pages ({:.1} MiB of pages), {} zero pages, {} same-filled pages, {:.2} MiB on disk",
-        s.workloads.len(),
-        s.pages,
-        mib(s.bytes_uncompressed),
-        s.zero_pages,
-        s.same_filled_pages,
-        mib(s.bytes_on_disk)
-    );
     Ok(())
 }
 
@@ -97,37 +71,18 @@ fn scan(a: ScanArgs) -> anyhow::Result<()> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        for (i, f) in found.iter().enumerate() {
-            if i == 50 {
-                println!("... and {} more", found.len() - 50);
-                break;
-            }
-            match f.page {
-                Some(p) => println!(
-                    "{}: page {p} offset {}: {:?} {}",
-                    f.path.display(),
-                    f.offset,
-                    f.finding.kind,
-                    f.finding.preview
-                ),
-                None => println!(
-                    "{}: byte {}: {:?} {}",
-                    f.path.display(),
-                    f.offset,
-                    f.finding.kind,
-                    f.finding.preview
-                ),
-            }
-        }
+        print!("{}", report.render_text(50));
     }
     if !found.is_empty() {
         let files: std::collections::BTreeSet<_> = found.iter().map(|f| &f.path).collect();
-        bail!(
-            "found {} secret-looking string(s) in {} file(s) under {}",
+        eprintln!(
+            "cannery: found {} secret-looking string(s) in {} file(s) under {}",
             found.len(),
             files.len(),
             a.path.display()
         );
+        // Findings are exit status 1; an error (nothing scanned, I/O) is 2.
+        std::process::exit(1);
     }
     eprintln!(
         "cannery: no secret-looking strings found under {} ({} corpus file(s), {} pages, {} \

@@ -29,6 +29,18 @@ pub enum SecretKind {
     SecretVariable,
 }
 
+impl SecretKind {
+    /// Its name in text and JSON (`private-key`, `secret-variable`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            SecretKind::PrivateKey => "private-key",
+            SecretKind::BearerToken => "bearer-token",
+            SecretKind::TokenFormat => "token-format",
+            SecretKind::SecretVariable => "secret-variable",
+        }
+    }
+}
+
 /// One match.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -221,6 +233,31 @@ pub struct ScanReport {
     pub pages: u64,
     /// Other files scanned as raw bytes.
     pub other_files: u64,
+}
+
+impl ScanReport {
+    /// The findings as text, one line each (at most `max`, then a count of
+    /// the rest); kinds named as in JSON.
+    pub fn render_text(&self, max: usize) -> String {
+        let mut out = String::new();
+        for (i, f) in self.findings.iter().enumerate() {
+            if i == max {
+                out += &format!("... and {} more\n", self.findings.len() - max);
+                break;
+            }
+            let place = match f.page {
+                Some(p) => format!("page {p} offset {}", f.offset),
+                None => format!("byte {}", f.offset),
+            };
+            out += &format!(
+                "{}: {place}: {} {}\n",
+                f.path.display(),
+                f.finding.kind.name(),
+                f.finding.preview
+            );
+        }
+        out
+    }
 }
 
 /// Scan a file or, recursively, a directory (skipping hidden entries such

@@ -75,6 +75,59 @@ pub struct SessionReport {
     pub killed: bool,
 }
 
+impl SessionReport {
+    /// The status lines a command prints about the capture of `out` (the
+    /// counts, freeze pauses, warnings, the workload's end), one per line.
+    pub fn status_lines(&self, out: &Path) -> Vec<String> {
+        let h = &self.header;
+        let c = &h.counts;
+        let mut v = vec![format!(
+            "{} sample(s) -> {}: {} pages stored, {} scanned, {} zero, {} same-filled, {} \
+             duplicate, {} unreadable, {} sampled out, {} redacted ({})",
+            h.samples,
+            out.display(),
+            c.stored,
+            c.scanned,
+            c.zero,
+            c.same_filled,
+            c.duplicate,
+            c.unreadable,
+            c.sampled_out,
+            c.redacted,
+            self.end_reason
+        )];
+        if h.meta.freeze {
+            v.push(format!(
+                "freeze pause: longest {:.2} ms, total {:.2} ms (stated maximum {} ms)",
+                h.pause_max_ns as f64 / 1e6,
+                h.pause_total_ns as f64 / 1e6,
+                h.meta.max_pause_ms
+            ));
+        }
+        for s in &self.samples {
+            if s.pause_limited {
+                v.push(
+                    "warning: a process was released at the --max-pause limit before it was \
+                     fully read"
+                        .into(),
+                );
+            }
+            for (pid, why) in &s.skipped {
+                v.push(format!("warning: skipped process {pid}: {why}"));
+            }
+        }
+        if let Some(st) = &self.exit_status {
+            let how = if self.killed {
+                " (stopped after the last sample)"
+            } else {
+                ""
+            };
+            v.push(format!("workload {}{how}", describe_status(st)));
+        }
+        v
+    }
+}
+
 /// Metadata common to both modes.
 pub fn base_metadata(
     label: &str,

@@ -99,6 +99,43 @@ pub struct CorpusSummary {
     pub workloads: Vec<WorkloadSummary>,
 }
 
+impl CorpusSummary {
+    /// The summary as text: one row per workload, then the totals.
+    pub fn render_text(&self) -> String {
+        let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+        let mut out = format!("corpus {}\n", self.root.display());
+        out += &format!(
+            "{:<24} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10}\n",
+            "workload", "files", "samples", "pages", "zero", "same", "dup", "disk MiB", "pause ms"
+        );
+        for w in &self.workloads {
+            out += &format!(
+                "{:<24} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10.2} {:>10.2}\n",
+                w.name,
+                w.files.len(),
+                w.samples,
+                w.pages,
+                w.zero_pages,
+                w.same_filled_pages,
+                w.duplicate_pages,
+                mib(w.bytes_on_disk),
+                w.pause_max_ms
+            );
+        }
+        out += &format!(
+            "total: {} workloads, {} pages ({:.1} MiB of pages), {} zero pages, {} same-filled \
+             pages, {:.2} MiB on disk\n",
+            self.workloads.len(),
+            self.pages,
+            mib(self.bytes_uncompressed),
+            self.zero_pages,
+            self.same_filled_pages,
+            mib(self.bytes_on_disk)
+        );
+        out
+    }
+}
+
 /// Summarize one file. Snapshots are summarized from their header (and
 /// their records checked by streaming through them); raw files are scanned
 /// to count zero and same-filled pages.
