@@ -14,15 +14,14 @@
 //! Every loaded page is compared with the original; mismatches are counted
 //! and reported, and make the command fail.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use cannery_capture::corpus::{open_pages, Corpus};
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::peer::{Peer, PeerKind};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode};
 use cannery_zswap::report::{LATENCY, POOL_MODEL};
-use cannery_zswap::{run, FolioSize, Policy, Report, RunConfig};
+use cannery_zswap::{run, FolioSize, Policy, ReplayCorpus, Report, RunConfig};
 use clap::{Args, ValueEnum};
 
 /// Batch sizes swept when `--compress-batch` is not given.
@@ -130,75 +129,10 @@ impl From<FolioArg> for FolioSize {
     }
 }
 
-/// A corpus read into memory.
-struct Loaded {
-    /// All pages of all workloads, in order, back to back.
-    data: Vec<u8>,
-    /// Workload names.
-    workloads: Vec<String>,
-    /// Files read.
-    files: usize,
-    /// Zero and same-filled pages the capture counted but did not store.
-    omitted_same_filled: u64,
-    /// Those pages in proportion to the pages replayed (for the effective
-    /// ratio: `PageCounts::unstored_same_filled`, scaled to the part of each
-    /// file read).
-    unstored_same_filled: f64,
-}
-
-/// Reads a corpus (snapshots or raw `.pages` files, through
-/// `cannery_capture::corpus`): every workload in order, up to `max_pages`.
-fn load_corpus(path: &Path, max_pages: Option<usize>) -> anyhow::Result<Loaded> {
-    let corpus =
-        Corpus::open(path).with_context(|| format!("cannot open corpus {}", path.display()))?;
-    let limit = max_pages.unwrap_or(usize::MAX).saturating_mul(PAGE_SIZE);
-    let mut loaded = Loaded {
-        data: Vec::new(),
-        workloads: Vec::new(),
-        files: 0,
-        omitted_same_filled: 0,
-        unstored_same_filled: 0.0,
-    };
-    'all: for w in &corpus.workloads {
-        loaded.workloads.push(w.name.clone());
-        for f in &w.files {
-            let reader = open_pages(f)?;
-            let header = reader.header();
-            let counts = header.counts;
-            let unstored = if header.raw {
-                0.0
-            } else {
-                counts.unstored_same_filled()
-            };
-            loaded.omitted_same_filled += counts.zero + counts.same_filled;
-            loaded.files += 1;
-            let mut read = 0u64;
-            let mut full = false;
-            for page in reader {
-                let page = page?;
-                loaded.data.extend_from_slice(&page.data);
-                read += 1;
-                if loaded.data.len() >= limit {
-                    loaded.data.truncate(limit);
-                    full = true;
-                    break;
-                }
-            }
-            loaded.unstored_same_filled += unstored * read as f64 / counts.stored.max(read) as f64;
-            if full {
-                break 'all;
-            }
-        }
-    }
-    if loaded.data.is_empty() {
-        bail!("the corpus {} has no pages", path.display());
-    }
-    Ok(loaded)
-}
-
 /// Runs `cannery zswap-sim`.
 pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
-    let loaded = load_corpus(&args.corpus, args.max_pages)?;
+    let loaded = ReplayCorpus::load(&args.corpus, args.max_pages)
+        .with_context(|| format!("cannot read corpus {}", args.corpus.display()))?;
     let corpus = &loaded.data;
     let engines = match args.engines {
         Some(e) => e as usize,

@@ -43,17 +43,20 @@
 //! in the [`RunReport`], not raised.
 //!
 //! [`replay::run`] is the engine (one run, one batch size); [`report`] holds
-//! the serializable report of a sweep and its text rendering. The crate
-//! reads no files and prints nothing: callers hand it pages back to back and
-//! the codecs, and get reports back (`cannery zswap-sim` is one such caller).
+//! the serializable report of a sweep and its text rendering; [`corpus`]
+//! reads a corpus into memory for replay. The engine reads no files and the
+//! crate prints nothing: callers hand it pages back to back and the codecs,
+//! and get reports back (`cannery zswap-sim` is one such caller).
 
 #![forbid(unsafe_code)]
 
+pub mod corpus;
 pub mod folio;
 pub mod replay;
 pub mod report;
 pub mod zsmalloc;
 
+pub use corpus::ReplayCorpus;
 pub use folio::{folios, FolioSize};
 pub use replay::{run, Policy, RunConfig};
 pub use report::{Report, RunReport};

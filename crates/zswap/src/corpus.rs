@@ -1,0 +1,101 @@
+//! A corpus read for replay: every page of every workload, in order, back
+//! to back in memory (at most a given number), with what the captures
+//! counted but did not store: the zero and same-filled pages, raw and in
+//! proportion to the pages read (for the effective ratio). Reading is
+//! `cannery_capture`'s; this module only gathers.
+
+use std::path::Path;
+
+use cannery_capture::corpus::{open_pages, Corpus};
+use cannery_codec::constants::PAGE_SIZE;
+
+/// A corpus in memory, ready for [`crate::run`].
+#[derive(Clone, Debug)]
+pub struct ReplayCorpus {
+    /// All pages of all workloads, in order, back to back.
+    pub data: Vec<u8>,
+    /// Workload names.
+    pub workloads: Vec<String>,
+    /// Files read.
+    pub files: usize,
+    /// Zero and same-filled pages the captures counted but did not store.
+    pub omitted_same_filled: u64,
+    /// Those pages in proportion to the pages read (each file's
+    /// `PageCounts::unstored_same_filled`, scaled to the part of it read).
+    pub unstored_same_filled: f64,
+}
+
+impl ReplayCorpus {
+    /// Reads the corpus at `path` (a name under `corpora/` too), at most
+    /// `max_pages` pages; an error if it holds none.
+    pub fn load(path: &Path, max_pages: Option<usize>) -> cannery_capture::Result<ReplayCorpus> {
+        let corpus = Corpus::open(path)?;
+        let limit = max_pages.unwrap_or(usize::MAX).saturating_mul(PAGE_SIZE);
+        let mut c = ReplayCorpus {
+            data: Vec::new(),
+            workloads: Vec::new(),
+            files: 0,
+            omitted_same_filled: 0,
+            unstored_same_filled: 0.0,
+        };
+        'all: for w in &corpus.workloads {
+            c.workloads.push(w.name.clone());
+            for f in &w.files {
+                let reader = open_pages(f)?;
+                let header = reader.header();
+                let counts = header.counts;
+                let unstored = if header.raw {
+                    0.0
+                } else {
+                    counts.unstored_same_filled()
+                };
+                c.omitted_same_filled += counts.zero + counts.same_filled;
+                c.files += 1;
+                let (mut read, mut full) = (0u64, false);
+                for page in reader {
+                    c.data.extend_from_slice(&page?.data);
+                    read += 1;
+                    if c.data.len() >= limit {
+                        c.data.truncate(limit);
+                        full = true;
+                        break;
+                    }
+                }
+                c.unstored_same_filled += unstored * read as f64 / counts.stored.max(read) as f64;
+                if full {
+                    break 'all;
+                }
+            }
+        }
+        if c.data.is_empty() {
+            return Err(cannery_capture::Error::new(
+                cannery_capture::ErrorKind::InvalidInput,
+                format!("the corpus {} has no pages", path.display()),
+            ));
+        }
+        Ok(c)
+    }
+
+    /// Pages held.
+    pub fn pages(&self) -> usize {
+        self.data.len() / PAGE_SIZE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_read_up_to_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.pages");
+        std::fs::write(&f, vec![3u8; 3 * PAGE_SIZE]).unwrap();
+        let c = ReplayCorpus::load(&f, None).unwrap();
+        assert_eq!((c.pages(), c.files, c.unstored_same_filled), (3, 1, 0.0));
+        assert_eq!(ReplayCorpus::load(&f, Some(2)).unwrap().pages(), 2);
+        let empty = dir.path().join("e.pages");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(ReplayCorpus::load(&empty, None).is_err());
+    }
+}
