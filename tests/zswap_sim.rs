@@ -114,8 +114,13 @@ fn three_page_corpus_exact_pool_accounting() {
     // The raw page: 4096 + 8 clamps to the 4096 class, one page per zspage.
     assert_eq!(r["pool_bytes"], 4096 + class);
     assert_eq!(r["zspage_bytes"], 4096 + zspage_pages * 4096);
-    let ratio = r["effective_ratio"].as_f64().unwrap();
+    let ratio = r["pool_ratio"].as_f64().unwrap();
     assert!((ratio - 3.0 * 4096.0 / (4096 + class) as f64).abs() < 1e-9);
+    // The effective ratio (one definition for every command): the stored
+    // pages and the same-filled one over the payload, no allocator.
+    let eff = r["effective_ratio"].as_f64().unwrap();
+    let payload = r["payload_bytes"].as_f64().unwrap();
+    assert!((eff - 3.0 * 4096.0 / payload).abs() < 1e-9);
     for key in ["store_p50_ns", "store_p99_ns", "load_p50_ns", "load_p99_ns"] {
         assert!(r[key].as_u64().unwrap() > 0, "{key}");
     }
@@ -148,7 +153,7 @@ fn reject_policy_rejects_pages_or_whole_folios() {
     assert_eq!(r["rejected_pages"], 1);
     assert_eq!(r["raw_pages"], 0);
     assert_eq!(r["pool_bytes"], class);
-    let ratio = r["effective_ratio"].as_f64().unwrap();
+    let ratio = r["pool_ratio"].as_f64().unwrap();
     assert!((ratio - 2.0 * 4096.0 / class as f64).abs() < 1e-9);
 
     // One 16 KiB folio holds all three pages: its store fails as a whole.
