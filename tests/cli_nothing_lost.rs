@@ -174,3 +174,122 @@ fn merge_refuses_to_write_over_its_input() {
     }
     assert_eq!(std::fs::read(&h).unwrap(), before);
 }
+
+/// A file of pages: a compressible one and an incompressible (random) one.
+fn two_pages(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut data: Vec<u8> = (0..4096u32).map(|i| (i / 16) as u8).collect();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    data.extend((0..4096).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x as u8
+    }));
+    let p = dir.join("in.pages");
+    std::fs::write(&p, &data).unwrap();
+    p
+}
+
+#[test]
+fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = two_pages(dir.path());
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let i = input.to_str().unwrap();
+    for out in [i, link.to_str().unwrap()] {
+        for cmd in ["compress", "decompress"] {
+            let o = run(&[cmd, "--mode", "fixed", "--in", i, "--out", out, "--force"]);
+            assert!(!o.status.success(), "{cmd} {out}");
+            assert!(stderr(&o).contains("is the input"), "{}", stderr(&o));
+            assert_eq!(std::fs::read(&input).unwrap(), before, "{cmd} {out}");
+        }
+    }
+}
+
+#[test]
+fn pages_stream_from_pipes_and_records_decode_with_any_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = two_pages(dir.path());
+    let rec = dir.path().join("r.records");
+    // Standard input, as a pipe: the page count does not come from metadata.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cannery"))
+        .args(["compress", "--mode", "canned", "--table", "kernel-2024"])
+        .args(["-i", "-", "-o", rec.to_str().unwrap(), "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&std::fs::read(&input).unwrap()).unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["pages"].as_u64(), v["incompressible_pages"].as_u64()),
+        (Some(2), Some(1))
+    );
+    // The raw (incompressible) record decodes under --max-output too, and a
+    // huge limit allocates nothing it does not need.
+    let back = dir.path().join("back.pages");
+    for limit in ["4096", "1000000000"] {
+        let o = run(&[
+            "decompress",
+            "--mode",
+            "canned",
+            "--table",
+            "kernel-2024",
+            "--max-output",
+            limit,
+            "-i",
+            rec.to_str().unwrap(),
+            "-o",
+            back.to_str().unwrap(),
+            "-f",
+        ]);
+        assert!(o.status.success(), "{limit}: {}", stderr(&o));
+        assert_eq!(
+            std::fs::read(&back).unwrap(),
+            std::fs::read(&input).unwrap()
+        );
+    }
+    // Limits beyond 1 GiB are refused by the argument parser, not a panic.
+    let o = run(&[
+        "decompress",
+        "--mode",
+        "canned",
+        "--table",
+        "kernel-2024",
+        "--max-output",
+        "18446744073709551615",
+        "-i",
+        rec.to_str().unwrap(),
+        "-o",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+}
+
+#[test]
+fn a_snapshot_compresses_directly() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("r.records");
+    let o = run(&[
+        "compress",
+        "--mode",
+        "fixed",
+        "-i",
+        "corpora/fleet-snapshots/node-service/node-service.cansnap",
+        "-o",
+        rec.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["pages"], 4115);
+}

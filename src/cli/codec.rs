@@ -1,17 +1,19 @@
-//! `cannery compress` and `cannery decompress`: a file of 4 KiB pages to the
-//! `records` interchange form and back, in any mode and format.
+//! `cannery compress` and `cannery decompress`: 4 KiB pages (a raw pages
+//! file, a snapshot, a pipe or `-`) to the `records` interchange form and
+//! back, in any mode and format, streamed a page at a time
+//! (`cannery_codec::transcode`). Outputs are atomic files or `-`.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::records::{RecordReader, RecordWriter};
-use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome};
+use cannery_capture::input::page_stream;
+use cannery_codec::transcode::{compress_pages, decompress_records};
+use cannery_codec::{Decoder, Encoder, Format, Level, Mode};
 use clap::Args;
 
-use super::load_table;
+use super::{load_table, Output};
 
 #[derive(Args)]
 pub struct CompressArgs {
@@ -21,21 +23,26 @@ pub struct CompressArgs {
     /// canned, fixed or dynamic.
     #[arg(long)]
     mode: Mode,
-    /// Canned framing: iaa (no header) or deflate (header + body, standard raw deflate).
-    #[arg(long, default_value = "iaa")]
-    format: Format,
+    /// Canned framing: iaa (no header; the default) or deflate (header +
+    /// body, standard raw deflate). Fixed and dynamic streams are deflate.
+    #[arg(long)]
+    format: Option<Format>,
     /// Match finding effort: fast, default or best.
     #[arg(long, default_value = "fast")]
     level: Level,
-    /// Input: raw pages (length a multiple of 4096).
-    #[arg(long = "in")]
+    /// Input: raw pages (a `.pages` file, a pipe, or `-` for standard
+    /// input; whole 4096-byte pages) or a snapshot.
+    #[arg(long = "in", short = 'i')]
     input: PathBuf,
     /// Output form (only `records`: u32 LE length, then the bytes; 4096 = raw page).
     #[arg(long, default_value = "records", value_parser = ["records"])]
     emit: String,
-    /// Output file.
-    #[arg(long)]
+    /// Output file (`-` for standard output; a new file unless --force).
+    #[arg(long, short = 'o')]
     out: PathBuf,
+    /// Replace the output file if it exists.
+    #[arg(long, short = 'f')]
+    force: bool,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -52,120 +59,90 @@ pub struct DecompressArgs {
     /// Canned framing: iaa or deflate.
     #[arg(long, default_value = "iaa")]
     format: Format,
-    /// Input: records.
-    #[arg(long = "in")]
+    /// Input: records (a file, or `-` for standard input).
+    #[arg(long = "in", short = 'i')]
     input: PathBuf,
-    /// Allow each record to decode to any length up to N bytes (general data);
-    /// without it every record must decode to exactly one 4096-byte page.
-    #[arg(long)]
-    max_output: Option<usize>,
-    /// Output file: decoded bytes back to back.
-    #[arg(long)]
+    /// Allow each record to decode to any length up to N bytes (general
+    /// data, at most 1 GiB); without it every record must decode to exactly
+    /// one 4096-byte page. 4096-byte records are raw pages either way.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    max_output: Option<u64>,
+    /// Output file: decoded bytes back to back (`-` for standard output; a
+    /// new file unless --force).
+    #[arg(long, short = 'o')]
     out: PathBuf,
+    /// Replace the output file if it exists.
+    #[arg(long, short = 'f')]
+    force: bool,
 }
 
 pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
     let table = match (&args.table, args.mode) {
-        (Some(t), _) => Some(load_table(t)?),
+        (Some(t), Mode::Canned) => Some(load_table(t)?),
+        (Some(_), _) => bail!(
+            "--table is for canned mode; {} mode uses no table",
+            args.mode
+        ),
         (None, Mode::Canned) => bail!("canned mode needs --table (a table file, or kernel-2024)"),
         (None, _) => None,
     };
-    let mut encoder = Encoder::new(args.mode, args.format, args.level, table.as_ref())?;
-    let file =
-        File::open(&args.input).with_context(|| format!("opening {}", args.input.display()))?;
-    let len = file.metadata()?.len();
-    if len % PAGE_SIZE as u64 != 0 {
-        bail!(
-            "{}: {len} bytes is not a whole number of 4096-byte pages (last page has {} bytes)",
-            args.input.display(),
-            len % PAGE_SIZE as u64
-        );
-    }
-    let mut input = BufReader::new(file);
-    let out =
-        File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    let mut writer = RecordWriter::new(BufWriter::new(out));
-    let mut page = vec![0u8; PAGE_SIZE];
-    let mut stream = Vec::with_capacity(PAGE_SIZE);
-    let (mut pages, mut stored, mut incompressible) = (0u64, 0u64, 0u64);
-    for _ in 0..len / PAGE_SIZE as u64 {
-        input
-            .read_exact(&mut page)
-            .with_context(|| format!("reading {}", args.input.display()))?;
-        match encoder.compress(&page, &mut stream)? {
-            Outcome::Compressed(n) => {
-                writer.write(&stream)?;
-                stored += n as u64;
-            }
-            Outcome::Incompressible => {
-                writer.write(&page)?;
-                stored += PAGE_SIZE as u64;
-                incompressible += 1;
-            }
-        }
-        pages += 1;
-    }
-    writer
-        .finish()
-        .with_context(|| format!("writing {}", args.out.display()))?;
-    let ratio = if stored == 0 {
-        0.0
-    } else {
-        (pages * PAGE_SIZE as u64) as f64 / stored as f64
+    let format = match (args.mode, args.format) {
+        (Mode::Canned, f) => f.unwrap_or(Format::Iaa),
+        (_, Some(Format::Iaa)) => bail!(
+            "--format iaa is canned mode's framing; {} streams are raw deflate",
+            args.mode
+        ),
+        (_, _) => Format::Deflate,
     };
+    if args.json && args.out == Path::new("-") {
+        bail!("--json prints on standard output; write the records with --out FILE");
+    }
+    let mut encoder = Encoder::new(args.mode, format, args.level, table.as_ref())?;
+    let pages = page_stream(&args.input)?;
+    let mut out = Output::open(&args.out, args.force, &[&args.input])?;
+    let s = compress_pages(&mut encoder, pages, &mut out)?;
+    out.finish()?;
     if args.json {
         let v = serde_json::json!({
-            "pages": pages, "stored_bytes": stored, "ratio": ratio,
-            "incompressible_pages": incompressible, "mode": args.mode.name(),
-            "format": args.format.name(), "level": args.level.name(),
-            "table_id": table.as_ref().filter(|_| args.mode == Mode::Canned).map(|t| t.id()),
+            "pages": s.pages, "stored_bytes": s.stored_bytes, "ratio": s.ratio(),
+            "incompressible_pages": s.incompressible_pages, "mode": args.mode.name(),
+            "format": format.name(), "level": args.level.name(),
+            "table_id": table.as_ref().map(|t| t.id()),
         });
         println!("{v}");
     } else {
-        eprintln!("{pages} pages -> {stored} bytes (ratio {ratio:.3}), {incompressible} incompressible (stored raw)");
+        eprintln!(
+            "{} pages -> {} bytes (ratio {:.3}), {} incompressible (stored raw)",
+            s.pages,
+            s.stored_bytes,
+            s.ratio(),
+            s.incompressible_pages
+        );
     }
     Ok(())
 }
 
 pub fn decompress(args: DecompressArgs) -> anyhow::Result<()> {
-    let table = match &args.table {
-        Some(t) => Some(load_table(t)?),
-        None => None,
-    };
+    let table = args.table.as_deref().map(load_table).transpose()?;
     let decoder = Decoder::new(args.mode, args.format, table.as_ref()).context(
         "canned streams in iaa format need --table (the table they were compressed with)",
     )?;
-    let file =
-        File::open(&args.input).with_context(|| format!("opening {}", args.input.display()))?;
-    let out =
-        File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    let mut out = BufWriter::new(out);
-    let limit = args.max_output.unwrap_or(PAGE_SIZE);
-    let mut buf = vec![0u8; limit];
-    let mut records = 0u64;
-    for rec in RecordReader::new(BufReader::new(file)) {
-        let rec = rec?;
-        let decoded: &[u8] = if rec.is_raw_page() && args.max_output.is_none() {
-            &rec.data
-        } else {
-            let n = decoder.decompress(&rec.data, &mut buf).with_context(|| {
-                format!(
-                    "record {} (byte offset {}) of {}",
-                    rec.index,
-                    rec.offset,
-                    args.input.display()
-                )
-            })?;
-            if args.max_output.is_none() && n != PAGE_SIZE {
-                bail!("record {} (byte offset {}) decodes to {n} bytes, not a 4096-byte page (use --max-output for general data)", rec.index, rec.offset);
-            }
-            &buf[..n]
-        };
-        out.write_all(decoded)?;
-        records += 1;
-    }
-    out.flush()
-        .with_context(|| format!("writing {}", args.out.display()))?;
+    let input: Box<dyn Read> = if args.input == Path::new("-") {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let f =
+            File::open(&args.input).with_context(|| format!("opening {}", args.input.display()))?;
+        Box::new(BufReader::new(f))
+    };
+    let mut out = Output::open(&args.out, args.force, &[&args.input])?;
+    let records = decompress_records(
+        &decoder,
+        input,
+        &mut out,
+        args.max_output.map(|n| n as usize),
+    )
+    .with_context(|| format!("decoding {}", args.input.display()))?;
+    out.finish()?;
     eprintln!("{records} records decoded");
     Ok(())
 }

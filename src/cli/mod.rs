@@ -1,5 +1,6 @@
 //! Subcommand modules of the `cannery` CLI, one per group, plus the few
-//! helpers they share (loading and writing tables).
+//! helpers they share (loading and writing tables, opening a command's
+//! output).
 
 pub mod backends;
 pub mod bench;
@@ -47,4 +48,55 @@ pub fn write_table(table: &Table, path: &Path, force: bool) -> anyhow::Result<()
     };
     write_file(path, &bytes, Existing::replace_if(force))
         .with_context(|| format!("writing table {}", path.display()))
+}
+
+/// Where a command's main output goes: standard output (`-`) or a file
+/// written under a temporary name and put in place by [`Output::finish`]
+/// (an existing file is kept unless `force`; the input is never the output).
+pub enum Output {
+    /// Standard output.
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+    /// A file being written.
+    File(std::io::BufWriter<cannery_capture::output::AtomicFile>),
+}
+
+impl Output {
+    /// Opens `path` (`-` for standard output) for a command reading `inputs`.
+    pub fn open(path: &Path, force: bool, inputs: &[&Path]) -> anyhow::Result<Output> {
+        if path == Path::new("-") {
+            return Ok(Output::Stdout(std::io::BufWriter::new(std::io::stdout())));
+        }
+        cannery_capture::output::refuse_same_file(inputs, path)?;
+        let f = cannery_capture::output::AtomicFile::create(path, Existing::replace_if(force))?;
+        Ok(Output::File(std::io::BufWriter::new(f)))
+    }
+
+    /// Flushes, and puts a file at its path.
+    pub fn finish(self) -> anyhow::Result<()> {
+        match self {
+            Output::Stdout(mut w) => Ok(std::io::Write::flush(&mut w)?),
+            Output::File(w) => {
+                let f = w.into_inner().map_err(|e| e.into_error())?;
+                let path = f.path().to_path_buf();
+                f.commit()
+                    .with_context(|| format!("writing {}", path.display()))
+            }
+        }
+    }
+}
+
+impl std::io::Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Output::Stdout(w) => w.write(buf),
+            Output::File(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Output::Stdout(w) => w.flush(),
+            Output::File(w) => w.flush(),
+        }
+    }
 }

@@ -31,6 +31,7 @@ pub mod peer;
 pub mod records;
 pub mod table;
 pub mod token;
+pub mod transcode;
 
 pub use backend::{Backend, BackendError, Capabilities, ExecPath};
 pub use batch::{
