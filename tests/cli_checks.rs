@@ -315,7 +315,7 @@ fn qpl_compatible_training_writes_only_tables_qpl_and_isal_load_unchanged() {
         assert_eq!(Rule::IsalStock.check(&t), Ok(()), "{}", p.display());
         assert!(BitBudget::of(t.lengths()).total() <= 56);
         let q = dir.path().join("t.qpl");
-        let e = cannery(&["export", "qpl", "--table", s(&p), "-o", s(&q)]);
+        let e = cannery(&["export", "qpl", "--table", s(&p), "-o", s(&q), "--force"]);
         assert!(e.status.success(), "{}: {}", p.display(), stderr(&e));
         assert!(!stderr(&e).contains("warning"), "{}", stderr(&e));
         let e = cannery(&["export", "isal", "--table", s(&p), "--name", "t"]);

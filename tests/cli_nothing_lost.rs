@@ -293,3 +293,70 @@ fn a_snapshot_compresses_directly() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["pages"], 4115);
 }
+
+#[test]
+fn export_qpl_writes_its_counts_and_sidecar_together_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("t.qpl");
+    let sidecar = dir.path().join("t.qpl.json");
+    std::fs::write(&sidecar, b"older sidecar").unwrap();
+    let args = [
+        "export",
+        "qpl",
+        "--table",
+        "kernel-2024",
+        "-o",
+        q.to_str().unwrap(),
+    ];
+    // kernel-2024 is not QPL-loadable: refused, nothing written.
+    let o = run(&args);
+    assert!(!o.status.success());
+    assert!(!q.exists());
+    // A loadable table, but the sidecar exists: refused before either is written.
+    // Complete codes over all 286 + 30 symbols: 226 of 8 bits and 60 of 9;
+    // 2 of 4 bits and 28 of 5 (41 bits worst case, within QPL's 56).
+    let mut lengths = vec![8u8; 226];
+    lengths.extend([9u8; 60]);
+    lengths.extend([4u8; 2]);
+    lengths.extend([5u8; 28]);
+    let raw = dir.path().join("t.lengths");
+    std::fs::write(&raw, &lengths).unwrap();
+    let t = dir.path().join("t.table.json");
+    let imported = run(&[
+        "table",
+        "import",
+        "--from",
+        "lengths",
+        raw.to_str().unwrap(),
+        "-o",
+        t.to_str().unwrap(),
+    ]);
+    assert!(imported.status.success(), "{}", stderr(&imported));
+    let o = run(&[
+        "export",
+        "qpl",
+        "--table",
+        t.to_str().unwrap(),
+        "-o",
+        q.to_str().unwrap(),
+    ]);
+    if o.status.success() {
+        panic!("an existing sidecar must be kept: {}", stderr(&o));
+    }
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert!(!q.exists(), "no counts file without its sidecar");
+    assert_eq!(std::fs::read(&sidecar).unwrap(), b"older sidecar");
+    // With --force both are written.
+    let o = run(&[
+        "export",
+        "qpl",
+        "--table",
+        t.to_str().unwrap(),
+        "-o",
+        q.to_str().unwrap(),
+        "-f",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&q).unwrap().len(), 316 * 4);
+    assert_ne!(std::fs::read(&sidecar).unwrap(), b"older sidecar");
+}

@@ -11,6 +11,8 @@ use anyhow::{bail, Context};
 use cannery_capture::Corpus;
 use cannery_trainer::bench::{bench_workload, markdown, BenchResult, BenchWorkload};
 use cannery_trainer::Split;
+
+use super::Output;
 use clap::Args;
 
 #[derive(Args)]
@@ -35,9 +37,13 @@ pub struct BenchArgs {
     /// Seed of the train/test split.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Write the markdown report here (default: print it).
-    #[arg(long)]
+    /// Write the markdown report here (default: print it; a new file
+    /// unless --force).
+    #[arg(long, short = 'o')]
     out: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(long, short = 'f')]
+    force: bool,
     /// Print JSON (one entry per workload and codec) instead of markdown.
     #[arg(long)]
     json: bool,
@@ -92,11 +98,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         env!("CARGO_PKG_VERSION")
     );
     let report = markdown(&title, &machine(), &workloads, &results);
-    match &args.out {
-        Some(p) => std::fs::write(p, report).with_context(|| format!("writing {}", p.display()))?,
-        None => print!("{report}"),
-    }
-    Ok(())
+    let mut out = Output::open(
+        args.out.as_deref().unwrap_or(std::path::Path::new("-")),
+        args.force,
+        &[],
+    )?;
+    std::io::Write::write_all(&mut out, report.as_bytes())?;
+    out.finish()
 }
 
 fn machine() -> String {

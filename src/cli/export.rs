@@ -6,12 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, Subcommand};
 
+use cannery_capture::output::{write_files, Existing};
 use cannery_codec::Table;
 
-use super::load_table;
+use super::{load_table, Output};
 use cannery_export::qpl::QplExport;
 use cannery_export::{c_header, isal, Api, KernelOptions};
 
@@ -59,6 +59,9 @@ pub struct KernelArgs {
     /// Output file (default: standard output).
     #[arg(short = 'o', long = "out")]
     out: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(short = 'f', long)]
+    force: bool,
 }
 
 /// Arguments of `export fixed-kernel`.
@@ -73,6 +76,9 @@ pub struct FixedKernelArgs {
     /// Output file (default: standard output).
     #[arg(short = 'o', long = "out")]
     out: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(short = 'f', long)]
+    force: bool,
 }
 
 /// Arguments of `export qpl`.
@@ -84,6 +90,9 @@ pub struct QplArgs {
     /// Counts file to write; the sidecar goes to FILE.json.
     #[arg(short = 'o', long = "out")]
     out: PathBuf,
+    /// Replace the output files if they exist.
+    #[arg(short = 'f', long)]
+    force: bool,
 }
 
 /// Arguments of `export isal`.
@@ -98,6 +107,9 @@ pub struct IsalArgs {
     /// Output file (default: standard output).
     #[arg(short = 'o', long = "out")]
     out: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(short = 'f', long)]
+    force: bool,
 }
 
 /// Runs an export subcommand.
@@ -114,26 +126,29 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
                      file is informational (use --api header-table for the canned patches)"
                 );
             }
-            write_text(a.out.as_deref(), &text)
+            write_text(a.out.as_deref(), &text, a.force)
         }
         ExportCommand::FixedKernel(a) => {
             let opts = KernelOptions::new(a.name).with_api(a.api);
             write_text(
                 a.out.as_deref(),
                 &c_header::kernel_header(&Table::fixed(), &opts)?,
+                a.force,
             )
         }
         ExportCommand::Qpl(a) => {
             let table = load_table(&a.table)?;
             let q = QplExport::new(&table)?;
             let sidecar = sidecar_path(&a.out);
-            std::fs::write(&a.out, q.counts_bytes())
-                .with_context(|| format!("cannot write {}", a.out.display()))?;
-            std::fs::write(
-                &sidecar,
-                q.sidecar_json(&table, &cannery_export::default_generator()),
-            )
-            .with_context(|| format!("cannot write {}", sidecar.display()))?;
+            // Both files or neither.
+            let sidecar_json = q.sidecar_json(&table, &cannery_export::default_generator());
+            write_files(
+                &[
+                    (a.out.clone(), q.counts_bytes()),
+                    (sidecar.clone(), sidecar_json.into_bytes()),
+                ],
+                Existing::replace_if(a.force),
+            )?;
             eprintln!(
                 "wrote {} (316 little-endian u32 counts) and {}",
                 a.out.display(),
@@ -144,7 +159,7 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
         ExportCommand::Isal(a) => {
             let table = load_table(&a.table)?;
             let text = isal::hufftables_c(&table, &a.name, &cannery_export::default_generator())?;
-            write_text(a.out.as_deref(), &text)
+            write_text(a.out.as_deref(), &text, a.force)
         }
     }
 }
@@ -156,14 +171,8 @@ fn sidecar_path(out: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn write_text(out: Option<&Path>, text: &str) -> anyhow::Result<()> {
-    match out {
-        Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display())),
-        None => {
-            use std::io::Write;
-            std::io::stdout()
-                .write_all(text.as_bytes())
-                .context("cannot write to standard output")
-        }
-    }
+fn write_text(out: Option<&Path>, text: &str, force: bool) -> anyhow::Result<()> {
+    let mut o = Output::open(out.unwrap_or(Path::new("-")), force, &[])?;
+    std::io::Write::write_all(&mut o, text.as_bytes())?;
+    o.finish()
 }
