@@ -5,15 +5,17 @@
 //! Zero and same-filled pages that snapshots counted instead of storing are
 //! reported through [`PageSource::uncounted_same_filled`], in proportion to
 //! the pages stored (the capture crate's
-//! `PageCounts::unstored_same_filled`). This module does not
-//! resolve corpus names or group files into workloads (`cannery_capture::Corpus`
-//! does that).
+//! `PageCounts::unstored_same_filled`). [`CorpusSource`] is a whole corpus
+//! so: names resolved and files grouped into workloads by
+//! `cannery_capture::Corpus` (the one corpus layer), each workload a
+//! [`FileSource`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use cannery_capture::corpus::{open_pages, unstored_same_filled};
+use cannery_capture::corpus::{open_pages, resolve, unstored_same_filled, Corpus};
 
 use crate::pages::{PageSource, PageStream, SourceError};
+use crate::report::Workload;
 
 /// Page files as one replayable page stream.
 #[derive(Clone, Debug)]
@@ -50,5 +52,47 @@ impl PageSource for FileSource {
 
     fn uncounted_same_filled(&self) -> u64 {
         self.uncounted
+    }
+}
+
+/// A corpus as the trainer reads it: its name and one [`FileSource`] per
+/// workload, in the corpus' order.
+#[derive(Clone, Debug)]
+pub struct CorpusSource {
+    /// The corpus' name (its directory or file name, without `.pages`).
+    pub name: String,
+    /// Workload names and their pages.
+    pub workloads: Vec<(String, FileSource)>,
+}
+
+impl CorpusSource {
+    /// Opens the corpus `arg` names (a path, or a name under `corpora/` by
+    /// `cannery_capture::corpus::resolve`'s one rule).
+    pub fn open(arg: &Path) -> Result<CorpusSource, cannery_capture::Error> {
+        let path = resolve(arg)?;
+        let corpus = Corpus::open(&path)?;
+        let name = path
+            .file_name()
+            .and_then(|s| s.to_str())
+            .map(|s| s.trim_end_matches(".pages").to_string())
+            .unwrap_or_else(|| arg.display().to_string());
+        let workloads = corpus
+            .workloads
+            .into_iter()
+            .map(|w| Ok((w.name, FileSource::new(w.files)?)))
+            .collect::<Result<_, cannery_capture::Error>>()?;
+        Ok(CorpusSource { name, workloads })
+    }
+
+    /// The workloads as [`crate::report::train_corpus`] and
+    /// [`crate::eval_corpus::eval_corpus`] take them.
+    pub fn workloads(&self) -> Vec<Workload<'_>> {
+        self.workloads
+            .iter()
+            .map(|(name, source)| Workload {
+                name: name.clone(),
+                source,
+            })
+            .collect()
     }
 }

@@ -607,10 +607,81 @@ fn fleet_smoothing(reports: &[WorkloadReport], scans: &[Scan]) -> Vec<SmoothingR
     out
 }
 
+/// The table file of each workload (in order), then `fleet` and the
+/// `cluster-<i>` ones: the name with anything but `[A-Za-z0-9._-]` made
+/// `_`, and where two would be the same file (`w space` and `w_space`, a
+/// workload named `fleet`), the later ones get a hash of their full name.
+pub fn table_file_names(workloads: &[String], clusters: usize) -> Vec<String> {
+    let safe = |name: &str| -> String {
+        name.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let fnv = |name: &str| {
+        name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        })
+    };
+    let mut taken: std::collections::BTreeSet<String> = std::iter::once("fleet".to_string())
+        .chain((0..clusters.max(1)).map(|i| format!("cluster-{i}")))
+        .collect();
+    let mut names: Vec<String> = workloads
+        .iter()
+        .map(|w| {
+            let mut n = safe(w);
+            if !taken.insert(n.clone()) {
+                n = format!("{n}-{:08x}", fnv(w) as u32);
+                taken.insert(n.clone());
+            }
+            n
+        })
+        .collect();
+    names.push("fleet".into());
+    names.extend((0..clusters).map(|i| format!("cluster-{i}")));
+    names
+        .into_iter()
+        .map(|n| format!("{n}.table.json"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testutil::{key, workload_pages};
+
+    #[test]
+    fn table_files_never_share_a_name() {
+        let names: Vec<String> = ["w space", "w_space", "fleet", "a/b", "cluster-0"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let files = table_file_names(&names, 2);
+        assert_eq!(files.len(), 5 + 1 + 2);
+        let unique: std::collections::BTreeSet<_> = files.iter().collect();
+        assert_eq!(unique.len(), files.len(), "{files:?}");
+        assert_eq!(files[0], "w_space.table.json");
+        assert!(
+            files[1].starts_with("w_space-") && files[2].starts_with("fleet-"),
+            "{files:?}"
+        );
+        assert_eq!(files[3], "a_b.table.json");
+        assert_eq!(
+            &files[5..],
+            [
+                "fleet.table.json",
+                "cluster-0.table.json",
+                "cluster-1.table.json"
+            ]
+        );
+        // Deterministic.
+        assert_eq!(table_file_names(&names, 2), files);
+    }
 
     #[test]
     fn an_evaluation_sample_measures_fewer_pages_and_trains_the_same_tables() {

@@ -6,11 +6,12 @@ use std::io::IsTerminal;
 
 use clap::Args;
 
+use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::eval_corpus::{eval_corpus, EvalOptions};
 use cannery_trainer::pages::Part;
 use cannery_trainer::Split;
 
-use super::{source, TableArgs};
+use super::TableArgs;
 use crate::cli::load_table;
 
 /// `cannery eval`.
@@ -56,8 +57,8 @@ pub enum PartArg {
 /// `cannery eval`.
 pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let table = load_table(&args.table)?;
-    let (corpus_name, sources) = source::open(&args.corpus)?;
-    let workloads = source::workloads(&sources);
+    let corpus = CorpusSource::open(std::path::Path::new(&args.corpus))?;
+    let workloads = corpus.workloads();
     let opts = EvalOptions {
         peers: !args.no_peers,
         table: args.table_args.options(),
@@ -68,7 +69,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
             PartArg::Train => Some(Part::Train),
         },
     };
-    let report = eval_corpus(&table, &corpus_name, &workloads, &opts, &mut |name| {
+    let report = eval_corpus(&table, &corpus.name, &workloads, &opts, &mut |name| {
         if std::io::stderr().is_terminal() {
             eprintln!("evaluating {name}");
         }

@@ -2,12 +2,12 @@
 //! and `cannery eval` ([`eval`]): argument handling, file I/O and printing
 //! around `cannery_trainer`.
 //!
-//! Corpora are read through [`source`]; reports are rendered as text by
+//! Corpora are read through `cannery_trainer::corpus::CorpusSource`; reports are rendered as text by
 //! `cannery_trainer::render` (or printed as JSON with `--json`). Progress goes to stderr
 //! only when stderr is a terminal. Nothing here trains or measures.
 
 pub mod eval;
-pub mod source;
+mod from_histograms;
 pub mod stats;
 
 use std::io::IsTerminal;
@@ -19,9 +19,9 @@ use clap::Args;
 use cannery_capture::input::{read_text_limited, SMALL_FILE_LIMIT};
 use cannery_capture::output::{self, Existing};
 use cannery_codec::{Level, Table};
+use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::histogram::Histogram;
 use cannery_trainer::report::{train_corpus, CorpusOptions, Progress};
-use cannery_trainer::train::table_from_histogram;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
 
 /// Options shared by the commands that build tables.
@@ -163,49 +163,6 @@ pub(super) fn read_histogram(path: &Path) -> anyhow::Result<Histogram> {
     Histogram::from_json(&text).with_context(|| format!("{}", path.display()))
 }
 
-/// The table file of each workload (in order), then `fleet` and the
-/// `cluster-<i>` ones: the name with anything but `[A-Za-z0-9._-]` made
-/// `_`, and where two would be the same file (`w space` and `w_space`, a
-/// workload named `fleet`), the later ones get a hash of their full name.
-fn table_file_names(workloads: &[String], clusters: usize) -> Vec<String> {
-    let safe = |name: &str| -> String {
-        name.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    let fnv = |name: &str| {
-        name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-        })
-    };
-    let mut taken: std::collections::BTreeSet<String> = std::iter::once("fleet".to_string())
-        .chain((0..clusters.max(1)).map(|i| format!("cluster-{i}")))
-        .collect();
-    let mut names: Vec<String> = workloads
-        .iter()
-        .map(|w| {
-            let mut n = safe(w);
-            if !taken.insert(n.clone()) {
-                n = format!("{n}-{:08x}", fnv(w) as u32);
-                taken.insert(n.clone());
-            }
-            n
-        })
-        .collect();
-    names.push("fleet".into());
-    names.extend((0..clusters).map(|i| format!("cluster-{i}")));
-    names
-        .into_iter()
-        .map(|n| format!("{n}.table.json"))
-        .collect()
-}
-
 /// `cannery train`.
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let split = Split::new(args.test_fraction, args.seed)?;
@@ -216,21 +173,21 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         ..TrainOptions::default()
     };
     if !args.histograms.is_empty() {
-        return train_from_histograms(&args, &topts);
+        return from_histograms::train(&args, &topts);
     }
     let corpus_arg = args.corpus.as_deref().expect("clap requires --corpus");
-    let (corpus_name, sources) = source::open(corpus_arg)?;
-    let workloads = source::workloads(&sources);
+    let corpus = CorpusSource::open(Path::new(corpus_arg))?;
+    let workloads = corpus.workloads();
     // Every table file is named and checked before the work, and written
     // all together at the end: nothing is lost, and nothing is half new.
     let names: Vec<String> = workloads.iter().map(|w| w.name.clone()).collect();
     let clusters = if args.tables > 1 { args.tables } else { 0 };
-    let files = table_file_names(&names, clusters);
+    let files = cannery_trainer::report::table_file_names(&names, clusters);
     let existing = Existing::replace_if(args.force);
     let planned: Vec<PathBuf> = files.iter().map(|f| args.out.join(f)).collect();
     output::check_outputs(&planned, existing)?;
     let opts = CorpusOptions {
-        corpus: corpus_name,
+        corpus: corpus.name.clone(),
         train: topts,
         tables: args.tables,
         peers: !args.no_peers,
@@ -304,66 +261,5 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         written.join(", "),
         elapsed.as_secs_f64()
     );
-    Ok(())
-}
-
-fn train_from_histograms(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
-    let mut merged: Option<Histogram> = None;
-    for p in &args.histograms {
-        let h = read_histogram(p)?;
-        merged = Some(match merged {
-            None => h,
-            Some(m) => m
-                .merged(&h)
-                .with_context(|| format!("cannot merge {}", p.display()))?,
-        });
-    }
-    let h = merged.expect("clap requires at least one histogram");
-    let mut t = match table_from_histogram(&h, &topts.table, &args.name) {
-        Ok(t) => t,
-        Err(e) if args.fallback => {
-            eprintln!("cannery: warning: {e}; writing the kernel-2024 table instead");
-            let mut k = Table::kernel_2024();
-            k.provenance
-                .training
-                .insert("fallback".into(), e.to_string().into());
-            k
-        }
-        Err(e) => return Err(e.into()),
-    };
-    t.provenance.corpus = Some(
-        args.histograms
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(" + "),
-    );
-    let file = table_file_names(std::slice::from_ref(&args.name), 0).remove(0);
-    let path = if args.name == "fleet" {
-        args.out.join("fleet.table.json")
-    } else {
-        args.out.join(file)
-    };
-    write_file(&path, &t.to_json(), args.force)?;
-    let bits = cannery_trainer::train::bits_under(&h.counts, &t) as f64 / h.pages.max(1) as f64;
-    if args.json {
-        let v = serde_json::json!({
-            "table_id": t.id(),
-            "path": path.display().to_string(),
-            "pages": h.pages,
-            "parse": h.settings().parse.name(),
-            "bits_per_page": (bits * 100.0).round() / 100.0,
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-    } else {
-        println!(
-            "trained table {} from {} pages ({} parse): {:.0} bits per page on its own data",
-            t.id(),
-            h.pages,
-            h.settings().parse,
-            bits
-        );
-    }
-    eprintln!("cannery: wrote {}", path.display());
     Ok(())
 }

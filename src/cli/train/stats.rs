@@ -3,19 +3,20 @@
 //! `cannery_trainer::gather`; this file parses arguments, reads and writes
 //! the files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
 
 use cannery_capture::output::refuse_same_file;
 use cannery_codec::Level;
+use cannery_trainer::corpus::{CorpusSource, FileSource};
 use cannery_trainer::eval_corpus::merge_all;
 use cannery_trainer::gather::{gather_all, gather_process};
 use cannery_trainer::histogram::Histogram;
 use cannery_trainer::ParseModel;
 
-use super::{parse_level, read_histogram, source, write_file};
+use super::{parse_level, read_histogram, write_file};
 use crate::cli::load_table;
 
 /// `cannery stats`.
@@ -74,23 +75,21 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
     let h = if let Some(pid) = args.pid {
         gather_process(pid, args.children, model, pricing.as_ref())?
     } else {
-        let (_, sources) = source::open(args.corpus.as_deref().expect("clap"))?;
-        let selected: Vec<&source::WorkloadSource> = match &args.workload {
+        let corpus = CorpusSource::open(Path::new(args.corpus.as_deref().expect("clap")))?;
+        let selected: Vec<&FileSource> = match &args.workload {
             Some(w) => {
-                let s: Vec<_> = sources.iter().filter(|s| &s.name == w).collect();
+                let s: Vec<_> = corpus.workloads.iter().filter(|(n, _)| n == w).collect();
                 if s.is_empty() {
+                    let names: Vec<&str> =
+                        corpus.workloads.iter().map(|(n, _)| n.as_str()).collect();
                     bail!(
                         "no workload {w:?} in the corpus (it has: {})",
-                        sources
-                            .iter()
-                            .map(|s| s.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        names.join(", ")
                     );
                 }
-                s
+                s.into_iter().map(|(_, f)| f).collect()
             }
-            None => sources.iter().collect(),
+            None => corpus.workloads.iter().map(|(_, f)| f).collect(),
         };
         let mut total: Option<Histogram> = None;
         for s in selected {

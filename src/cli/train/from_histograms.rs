@@ -1,0 +1,71 @@
+//! `cannery train --histograms`: one table from merged histogram files
+//! (the fleet workflow: `stats` on each machine, `merge`, then this).
+
+use anyhow::Context;
+
+use cannery_codec::Table;
+use cannery_trainer::eval_corpus::merge_all;
+use cannery_trainer::train::{bits_under, table_from_histogram};
+use cannery_trainer::TrainOptions;
+
+use super::{read_histogram, write_file, TrainArgs};
+
+/// `cannery train --histograms`.
+pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
+    let hs = args
+        .histograms
+        .iter()
+        .map(|p| read_histogram(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let h = merge_all(&hs)
+        .context("cannot merge the histograms")?
+        .expect("clap requires at least one histogram");
+    let mut t = match table_from_histogram(&h, &topts.table, &args.name) {
+        Ok(t) => t,
+        Err(e) if args.fallback => {
+            eprintln!("cannery: warning: {e}; writing the kernel-2024 table instead");
+            let mut k = Table::kernel_2024();
+            k.provenance
+                .training
+                .insert("fallback".into(), e.to_string().into());
+            k
+        }
+        Err(e) => return Err(e.into()),
+    };
+    t.provenance.corpus = Some(
+        args.histograms
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" + "),
+    );
+    let file =
+        cannery_trainer::report::table_file_names(std::slice::from_ref(&args.name), 0).remove(0);
+    let path = if args.name == "fleet" {
+        args.out.join("fleet.table.json")
+    } else {
+        args.out.join(file)
+    };
+    write_file(&path, &t.to_json(), args.force)?;
+    let bits = bits_under(&h.counts, &t) as f64 / h.pages.max(1) as f64;
+    if args.json {
+        let v = serde_json::json!({
+            "table_id": t.id(),
+            "path": path.display().to_string(),
+            "pages": h.pages,
+            "parse": h.settings().parse.name(),
+            "bits_per_page": (bits * 100.0).round() / 100.0,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!(
+            "trained table {} from {} pages ({} parse): {:.0} bits per page on its own data",
+            t.id(),
+            h.pages,
+            h.settings().parse,
+            bits
+        );
+    }
+    eprintln!("cannery: wrote {}", path.display());
+    Ok(())
+}
