@@ -216,7 +216,7 @@ fn fuzz_refuses_to_compare_a_backend_with_itself_and_counts_what_it_ran() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("nothing to compare it with"),
+        stderr(&o).contains("nothing to compare software with"),
         "{}",
         stderr(&o)
     );

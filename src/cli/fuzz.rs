@@ -9,13 +9,12 @@
 
 use std::path::PathBuf;
 
-use anyhow::bail;
 use clap::Args;
 
+use cannery_codec::backend;
+use cannery_codec::backend::check::fuzz::{default_table, participants};
 use cannery_codec::backend::check::{fuzz, FuzzReport, MatrixSpec};
-use cannery_codec::backend::{self, Backend};
-use cannery_codec::table::rules;
-use cannery_codec::{Mode, Table};
+use cannery_codec::Mode;
 
 use super::load_table;
 use super::validate::{read_corpus, write_reproducer};
@@ -57,48 +56,19 @@ pub struct FuzzArgs {
     pub json: bool,
 }
 
-/// The table to fuzz canned mode with: `--table`, else kernel-2024 if the
-/// backend under test can compress with it, else its QPL-loadable variant.
-fn pick_table(named: Option<&str>, under_test: &dyn Backend) -> anyhow::Result<Table> {
-    if let Some(n) = named {
-        return load_table(n);
-    }
-    let k = Table::kernel_2024();
-    let caps = under_test.capabilities();
-    if !caps.can_compress(Mode::Canned) || caps.canned_compress_check(&k).is_ok() {
-        return Ok(k);
-    }
-    Ok(rules::qpl_loadable_variant(&k))
-}
-
 /// Runs `cannery fuzz`.
 pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
     let corpus = match &args.corpus {
         Some(p) => read_corpus(p, Some(10_000))?.0,
         None => Vec::new(),
     };
-    let mut names = vec![args.backend.clone()];
-    match &args.against {
-        Some(list) => {
-            names.extend(list.iter().filter(|n| **n != args.backend).cloned());
-            if names.len() == 1 {
-                bail!(
-                    "--against names only the backend under test ({}): there is nothing to \
-                     compare it with",
-                    args.backend
-                );
-            }
-        }
-        None => names.extend(
-            backend::NAMES
-                .iter()
-                .filter(|n| **n != args.backend && backend::open(n).is_ok())
-                .map(|n| n.to_string()),
-        ),
-    }
+    let names = participants(&args.backend, args.against.as_deref()).map_err(anyhow::Error::msg)?;
     let mut comps = backend::open_many(Some(&names))?;
     let mut decomps = backend::open_many(Some(&names))?;
-    let table = pick_table(args.table.as_deref(), comps[0].as_ref())?;
+    let table = match &args.table {
+        Some(n) => load_table(n)?,
+        None => default_table(comps[0].as_ref()),
+    };
     let spec = MatrixSpec {
         table: &table,
         modes: &args.modes,
@@ -114,18 +84,14 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
         &mut |f| write_reproducer(Some(&args.repro_dir), f),
         &mut |_| {},
     )?;
-    let counts = cannery_codec::backend::check::Counts::of(&cells, args.iterations as usize);
-    let report = FuzzReport {
-        backend: args.backend.clone(),
-        against: names[1..].to_vec(),
-        seed: args.seed,
-        iterations: args.iterations,
-        table: table.id(),
-        ok: counts.verdict(args.allow_skips).is_ok(),
-        counts,
-        matrix: cells,
-        allow_skips: args.allow_skips,
-    };
+    let report = FuzzReport::new(
+        &names,
+        args.seed,
+        args.iterations,
+        &table,
+        cells,
+        args.allow_skips,
+    );
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -465,6 +465,51 @@ pub fn open_many(names: Option<&[String]>) -> Result<Vec<Box<dyn Backend>>, Back
     }
 }
 
+/// The survey as text: one row per backend (status, modes each way, path),
+/// then its note, why it is missing, and what the machine says of devices.
+pub fn render_survey(survey: &[Availability]) -> String {
+    use std::fmt::Write;
+    let modes = |m: &[Mode]| -> String {
+        if m.is_empty() {
+            "-".into()
+        } else {
+            m.iter().map(|m| m.name()).collect::<Vec<_>>().join(",")
+        }
+    };
+    let mut out = format!(
+        "{:<12} {:<10} {:<22} {:<22} {:<9}\n",
+        "backend", "status", "compresses", "decompresses", "path"
+    );
+    for a in survey {
+        match &a.capabilities {
+            Some(c) => {
+                let _ = writeln!(
+                    out,
+                    "{:<12} {:<10} {:<22} {:<22} {:<9}",
+                    a.name,
+                    "available",
+                    modes(&c.compress),
+                    modes(&c.decompress),
+                    c.path.name()
+                );
+                if let Some(n) = &c.path_note {
+                    let _ = writeln!(out, "{:<12} note: {n}", "");
+                }
+            }
+            None => {
+                let _ = writeln!(out, "{:<12} {:<10}", a.name, "missing");
+                if let Some(r) = &a.reason {
+                    let _ = writeln!(out, "{:<12} why: {r}", "");
+                }
+            }
+        }
+        for d in &a.devices {
+            let _ = writeln!(out, "{:<12} device: {d}", "");
+        }
+    }
+    out
+}
+
 /// Tries every known backend and says what is available and why not.
 pub fn survey() -> Vec<Availability> {
     NAMES

@@ -14,7 +14,9 @@ use serde::Serialize;
 use super::matrix::{run_matrix, Cell, Counts, FailureCase, MatrixSpec, Verdict, FAILURES_KEPT};
 use super::render::render_matrix;
 use crate::backend::stress::{page, Kind, Rng};
-use crate::backend::Backend;
+use crate::backend::{open, Backend, NAMES};
+use crate::table::rules;
+use crate::{Mode, Table};
 
 /// Pages generated and checked at a time.
 pub const BATCH: usize = 1024;
@@ -63,6 +65,67 @@ impl FuzzReport {
         out += &render_matrix(&self.matrix);
         let _ = writeln!(out, "\nfuzz: {}", self.counts.line());
         out
+    }
+}
+
+/// The canned table to fuzz a backend with when none is named: kernel-2024
+/// if the backend can compress with it (or cannot compress canned streams
+/// at all), else its QPL-loadable variant (every symbol coded, within the
+/// 56-bit budget).
+pub fn default_table(under_test: &dyn Backend) -> Table {
+    let k = Table::kernel_2024();
+    let caps = under_test.capabilities();
+    if !caps.can_compress(Mode::Canned) || caps.canned_compress_check(&k).is_ok() {
+        return k;
+    }
+    rules::qpl_loadable_variant(&k)
+}
+
+/// The backends to open for fuzzing `backend`: it first, then `against`
+/// (without it), or every other backend that opens here. An error if that
+/// leaves nothing to compare with.
+pub fn participants(backend: &str, against: Option<&[String]>) -> Result<Vec<String>, String> {
+    let mut names = vec![backend.to_string()];
+    match against {
+        Some(list) => names.extend(list.iter().filter(|n| *n != backend).cloned()),
+        None => names.extend(
+            NAMES
+                .iter()
+                .filter(|n| **n != backend && open(n).is_ok())
+                .map(|n| n.to_string()),
+        ),
+    }
+    if names.len() == 1 {
+        return Err(format!(
+            "nothing to compare {backend} with: --against names only it, or no other backend \
+             opens here"
+        ));
+    }
+    Ok(names)
+}
+
+impl FuzzReport {
+    /// The report of a run: `names` as [`participants`] gave them.
+    pub fn new(
+        names: &[String],
+        seed: u64,
+        iterations: u64,
+        table: &Table,
+        cells: Vec<Cell>,
+        allow_skips: bool,
+    ) -> FuzzReport {
+        let counts = Counts::of(&cells, usize::try_from(iterations).unwrap_or(usize::MAX));
+        FuzzReport {
+            backend: names[0].clone(),
+            against: names[1..].to_vec(),
+            seed,
+            iterations,
+            table: table.id(),
+            ok: counts.verdict(allow_skips).is_ok(),
+            counts,
+            matrix: cells,
+            allow_skips,
+        }
     }
 }
 
@@ -149,7 +212,15 @@ pub fn fuzz<E>(
 mod tests {
     use super::*;
     use crate::backend::software::Software;
-    use crate::{Mode, Table};
+
+    #[test]
+    fn participants_need_someone_to_compare_with() {
+        let only = ["software".to_string()];
+        assert!(participants("software", Some(&only)).is_err());
+        let two = ["software".to_string(), "zlib".to_string()];
+        assert_eq!(participants("software", Some(&two)).unwrap(), two);
+        assert_eq!(default_table(&Software::new()), Table::kernel_2024());
+    }
 
     #[test]
     fn batches_merge_into_the_matrix_of_one_run() {
