@@ -18,10 +18,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::peer::{Peer, PeerKind};
-use cannery_codec::{Decoder, Encoder, Format, Level, Mode};
+use cannery_codec::peer::PeerKind;
+use cannery_codec::{Format, Level, Mode};
 use cannery_zswap::report::{LATENCY, POOL_MODEL};
-use cannery_zswap::{run, FolioSize, Policy, ReplayCorpus, Report, RunConfig};
+use cannery_zswap::{sweep, FolioSize, Policy, ReplayCorpus, Report, Sweep, SweepCodec};
 use clap::{Args, ValueEnum};
 
 /// Batch sizes swept when `--compress-batch` is not given.
@@ -154,57 +154,41 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         args.mode,
         SimMode::Canned | SimMode::Fixed | SimMode::Dynamic
     );
-    let (mode, format) = match args.mode {
-        SimMode::Canned => (Some(Mode::Canned), args.format),
-        SimMode::Fixed => (Some(Mode::Fixed), Format::Deflate),
-        SimMode::Dynamic => (Some(Mode::Dynamic), Format::Deflate),
-        SimMode::Zstd | SimMode::Lz4 => (None, Format::Deflate),
-    };
     let table = match (args.mode, &args.table) {
         (SimMode::Canned, Some(spec)) => Some(super::load_table(spec)?),
         (SimMode::Canned, None) => bail!("canned mode needs --table (a built-in name or a file)"),
         _ => None,
     };
-    let peer_kind = match args.mode {
-        SimMode::Zstd => Some(PeerKind::Zstd(args.zstd_level)),
-        SimMode::Lz4 => Some(PeerKind::Lz4),
-        _ => None,
+    let cannery = |mode, format| SweepCodec::Cannery {
+        mode,
+        format,
+        level: args.level,
+        table: table.clone(),
     };
-
-    let mut runs = Vec::new();
-    for &b in &batches {
-        let cfg = RunConfig {
-            compress_batch: b,
-            decompress_batch: args.decompress_batch.map_or(b, |d| d as usize),
-            folio: args.folio.into(),
-            policy,
-            unstored_same_filled: loaded.unstored_same_filled,
-        };
-        let report = match (mode, &peer_kind) {
-            (Some(mode), _) => {
-                let t = table.as_ref();
-                let enc = (0..engines)
-                    .map(|_| Encoder::new(mode, format, args.level, t))
-                    .collect::<Result<Vec<_>, _>>()
-                    .context("cannot set up the encoder")?;
-                let dec = (0..engines)
-                    .map(|_| Decoder::new(mode, format, t))
-                    .collect::<Option<Vec<_>>>()
-                    .context("cannot set up the decoder")?;
-                run(corpus, cfg, enc, dec)?
-            }
-            (None, Some(kind)) => {
-                let peers = || {
-                    (0..engines)
-                        .map(|_| Peer::new(kind.clone(), None))
-                        .collect::<Result<Vec<_>, _>>()
-                };
-                run(corpus, cfg, peers()?, peers()?)?
-            }
-            (None, None) => unreachable!("every mode has a codec"),
-        };
-        runs.push(report);
-    }
+    let codec = match args.mode {
+        SimMode::Canned => cannery(Mode::Canned, args.format),
+        SimMode::Fixed => cannery(Mode::Fixed, Format::Deflate),
+        SimMode::Dynamic => cannery(Mode::Dynamic, Format::Deflate),
+        SimMode::Zstd => SweepCodec::Peer(PeerKind::Zstd(args.zstd_level)),
+        SimMode::Lz4 => SweepCodec::Peer(PeerKind::Lz4),
+    };
+    let format = match &codec {
+        SweepCodec::Cannery { format, .. } => *format,
+        SweepCodec::Peer(_) => Format::Deflate,
+    };
+    let plan = Sweep {
+        batches,
+        decompress_batch: args.decompress_batch.map(|d| d as usize),
+        folio: args.folio.into(),
+        policy,
+        engines,
+        unstored_same_filled: loaded.unstored_same_filled,
+    };
+    let runs = sweep(corpus, &codec, &plan)?;
+    let peer_kind = match &codec {
+        SweepCodec::Peer(k) => Some(k.clone()),
+        SweepCodec::Cannery { .. } => None,
+    };
 
     let report = Report {
         corpus: args.corpus.display().to_string(),

@@ -54,12 +54,14 @@ pub mod corpus;
 pub mod folio;
 pub mod replay;
 pub mod report;
+pub mod sweep;
 pub mod zsmalloc;
 
 pub use corpus::ReplayCorpus;
 pub use folio::{folios, FolioSize};
 pub use replay::{run, Policy, RunConfig};
 pub use report::{Report, RunReport};
+pub use sweep::{sweep, Sweep, SweepCodec};
 pub use zsmalloc::{Pool, Zsmalloc};
 
 /// Why a replay could not run (a loaded page that differs is not an error:
@@ -70,4 +72,7 @@ pub enum Error {
     /// The batch path refused the settings or lost an engine.
     #[error(transparent)]
     Batch(#[from] cannery_codec::batch::BatchError),
+    /// A codec could not be set up.
+    #[error("{0}")]
+    Setup(String),
 }
