@@ -40,15 +40,11 @@ pub fn table_options(
     qpl_compatible: bool,
     all_distances: bool,
 ) -> PyResult<TableOptions> {
-    let mut o = TableOptions {
-        all_distances,
-        ..TableOptions::default()
+    let smoothing = match smoothing {
+        Some(s) => s.parse::<Smoothing>().map_err(invalid)?,
+        None => Smoothing::DEFAULT,
     };
-    if let Some(s) = smoothing {
-        o.smoothing = s.parse::<Smoothing>().map_err(invalid)?;
-    }
-    o.constraints.qpl_compatible = qpl_compatible;
-    Ok(o)
+    Ok(TableOptions::new(smoothing, all_distances, qpl_compatible))
 }
 
 fn split(test_fraction: f64, seed: u64) -> PyResult<Split> {
@@ -219,14 +215,7 @@ pub fn train_from_histogram(
 }
 
 fn part_arg(part: &str) -> PyResult<Option<Part>> {
-    match part {
-        "all" => Ok(None),
-        "test" => Ok(Some(Part::Test)),
-        "train" => Ok(Some(Part::Train)),
-        _ => Err(invalid(format!(
-            "unknown part {part:?} (expected all, test or train)"
-        ))),
-    }
+    Part::selection(part).map_err(invalid)
 }
 
 fn row<'py>(

@@ -48,11 +48,11 @@ pub struct CaptureArgs {
     /// Send the workload's stdout and stderr to this file (default: our stderr).
     #[arg(long)]
     pub log: Option<PathBuf>,
-    /// Number of samples.
-    #[arg(long, default_value_t = 1)]
+    /// Number of samples (at least 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub count: u32,
     /// Time between samples (and before the first, in spawn mode): 500ms, 2s, 1m.
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = session::parse_duration)]
     pub interval: Duration,
     /// After the last sample, let the workload finish instead of stopping it.
     #[arg(long)]
@@ -67,7 +67,7 @@ pub struct CaptureArgs {
     #[arg(long)]
     pub freeze: bool,
     /// With --freeze, release a process after this pause even if not fully read.
-    #[arg(long, default_value = "500ms", value_parser = parse_duration)]
+    #[arg(long, default_value = "500ms", value_parser = session::parse_duration)]
     pub max_pause: Duration,
     /// Store identical pages once (duplicates are counted).
     #[arg(long)]
@@ -102,34 +102,9 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
     }
 }
 
-/// Parse "250ms", "2s", "1.5s", "3m", or a bare number of seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => (&s[..i], &s[i..]),
-        None => (s, "s"),
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("bad duration {s:?} (try 500ms, 2s, 1m)"))?;
-    let secs = match unit {
-        "ms" => v / 1000.0,
-        "s" => v,
-        "m" | "min" => v * 60.0,
-        _ => return Err(format!("bad duration unit in {s:?} (ms, s, m)")),
-    };
-    if !(secs.is_finite() && secs >= 0.0) {
-        return Err(format!("bad duration {s:?}"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
     if !(0.0..=1.0).contains(&args.sample) {
         bail!("--sample must be between 0 and 1, got {}", args.sample);
-    }
-    if args.count == 0 {
-        bail!("--count must be at least 1");
     }
     let opts = CaptureOptions {
         include_file_private: args.include.contains(&Include::FilePrivate),
@@ -166,15 +141,9 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
                 log: args.log.clone(),
                 wait_exit: args.wait_exit,
             };
-            let label = args.label.clone().unwrap_or_else(|| {
-                PathBuf::from(&spec.program)
-                    .file_name()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            });
             session::run_workload(
                 &spec,
-                &label,
+                args.label.as_deref(),
                 &opts,
                 &sched,
                 &args.out,

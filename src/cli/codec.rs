@@ -86,14 +86,7 @@ pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
         (None, Mode::Canned) => bail!("canned mode needs --table (a table file, or kernel-2024)"),
         (None, _) => None,
     };
-    let format = match (args.mode, args.format) {
-        (Mode::Canned, f) => f.unwrap_or(Format::Iaa),
-        (_, Some(Format::Iaa)) => bail!(
-            "--format iaa is canned mode's framing; {} streams are raw deflate",
-            args.mode
-        ),
-        (_, _) => Format::Deflate,
-    };
+    let format = Format::for_mode(args.mode, args.format).map_err(anyhow::Error::msg)?;
     if args.json && args.out == Path::new("-") {
         bail!("--json prints on standard output; write the records with --out FILE");
     }

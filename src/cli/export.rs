@@ -119,12 +119,8 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
             let table = load_table(&a.table)?;
             let opts = KernelOptions::new(a.name).with_api(a.api);
             let text = c_header::kernel_header(&table, &opts)?;
-            if a.api == Api::Mainline && !table.is_fixed_code() {
-                eprintln!(
-                    "cannery: note: mainline add_iaa_compression_mode() takes no header, so IAA \
-                     cannot be programmed to decompress this mode's pages; the header in the \
-                     file is informational (use --api header-table for the canned patches)"
-                );
+            if let Some(note) = c_header::api_note(&table, a.api) {
+                eprintln!("cannery: note: {note}");
             }
             write_text(a.out.as_deref(), &text, a.force)
         }
@@ -139,7 +135,7 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
         ExportCommand::Qpl(a) => {
             let table = load_table(&a.table)?;
             let q = QplExport::new(&table)?;
-            let sidecar = sidecar_path(&a.out);
+            let sidecar = QplExport::sidecar_path(&a.out);
             // Both files or neither.
             let sidecar_json = q.sidecar_json(&table, &cannery_export::default_generator());
             write_files(
@@ -162,13 +158,6 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
             write_text(a.out.as_deref(), &text, a.force)
         }
     }
-}
-
-/// `FILE.json` next to `FILE`.
-fn sidecar_path(out: &Path) -> PathBuf {
-    let mut s = out.as_os_str().to_owned();
-    s.push(".json");
-    PathBuf::from(s)
 }
 
 fn write_text(out: Option<&Path>, text: &str, force: bool) -> anyhow::Result<()> {

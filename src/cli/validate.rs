@@ -55,10 +55,8 @@ pub struct ValidateArgs {
 
 /// Reads at most `limit` pages of a corpus, labelled `workload#index`.
 pub fn read_corpus(path: &Path, limit: Option<u64>) -> anyhow::Result<(Vec<Vec<u8>>, Vec<String>)> {
-    let corpus =
-        Corpus::open(path).with_context(|| format!("cannot open corpus {}", path.display()))?;
     let limit = limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-    Ok(corpus.read_pages(limit)?)
+    Ok(Corpus::open(path)?.read_pages(limit)?)
 }
 
 /// Writes the reproducer of `f` into `dir` (created if needed); returns its

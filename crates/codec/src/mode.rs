@@ -63,6 +63,19 @@ impl Format {
             Format::Deflate => "deflate",
         }
     }
+
+    /// The format of `mode`'s streams when `asked` (if anything) is asked
+    /// for: canned mode takes either (default IAA); fixed and dynamic
+    /// streams are always deflate, and asking them for IAA is an error.
+    pub fn for_mode(mode: Mode, asked: Option<Format>) -> Result<Format, String> {
+        match (mode, asked) {
+            (Mode::Canned, f) => Ok(f.unwrap_or(Format::Iaa)),
+            (_, Some(Format::Iaa)) => Err(format!(
+                "the iaa format is canned mode's framing; {mode} streams are raw deflate"
+            )),
+            (_, _) => Ok(Format::Deflate),
+        }
+    }
 }
 
 impl std::str::FromStr for Format {
@@ -79,5 +92,21 @@ impl std::str::FromStr for Format {
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_follow_the_mode() {
+        assert_eq!(Format::for_mode(Mode::Canned, None), Ok(Format::Iaa));
+        assert_eq!(
+            Format::for_mode(Mode::Canned, Some(Format::Deflate)),
+            Ok(Format::Deflate)
+        );
+        assert_eq!(Format::for_mode(Mode::Fixed, None), Ok(Format::Deflate));
+        assert!(Format::for_mode(Mode::Dynamic, Some(Format::Iaa)).is_err());
     }
 }

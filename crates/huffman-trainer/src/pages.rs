@@ -98,6 +98,21 @@ pub enum Part {
     Test,
 }
 
+impl Part {
+    /// A part of pages to evaluate by name: `all` (none: every page),
+    /// `test` (the held-out pages, what `train` reports on) or `train`.
+    pub fn selection(name: &str) -> Result<Option<Part>, String> {
+        match name {
+            "all" => Ok(None),
+            "test" => Ok(Some(Part::Test)),
+            "train" => Ok(Some(Part::Train)),
+            _ => Err(format!(
+                "unknown part {name:?} (expected all, test or train)"
+            )),
+        }
+    }
+}
+
 /// A deterministic split by page content hash: the same page always lands
 /// in the same part, whatever the order or the machine, so duplicates never
 /// straddle train and test.

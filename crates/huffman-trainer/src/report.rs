@@ -111,6 +111,17 @@ pub enum Progress<'a> {
     Evaluating(&'a str),
 }
 
+impl std::fmt::Display for Progress<'_> {
+    /// `scanning W`, `training W`, `evaluating W`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Progress::Scanning(w) => write!(f, "scanning {w}"),
+            Progress::Training(w) => write!(f, "training {w}"),
+            Progress::Evaluating(w) => write!(f, "evaluating {w}"),
+        }
+    }
+}
+
 /// Report of one workload.
 #[derive(Clone, Debug, Serialize)]
 pub struct WorkloadReport {

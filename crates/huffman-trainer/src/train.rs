@@ -52,6 +52,23 @@ impl Default for TableOptions {
 }
 
 impl TableOptions {
+    /// The options `train`, `stats` and the Python package take: a
+    /// smoothing, every distance coded or not, QPL-compatible or not (which
+    /// codes every distance too); the rest as by default.
+    pub fn new(
+        smoothing: crate::smoothing::Smoothing,
+        all_distances: bool,
+        qpl_compatible: bool,
+    ) -> TableOptions {
+        let mut o = TableOptions {
+            smoothing,
+            all_distances,
+            ..TableOptions::default()
+        };
+        o.constraints.qpl_compatible = qpl_compatible;
+        o
+    }
+
     /// True if every distance symbol gets a code: asked for, or needed for
     /// QPL to load the table unchanged.
     pub fn codes_all_distances(&self) -> bool {
@@ -573,6 +590,17 @@ pub fn train_from_scan<S: PageSource + ?Sized>(
             Vec::new(),
         ))
     }
+}
+
+/// The kernel's 2024 table standing in for one that could not be trained
+/// (`--fallback`): its provenance says why and, if given, for which corpus.
+pub fn fallback_table(reason: &str, corpus: Option<String>) -> Table {
+    let mut k = Table::kernel_2024();
+    k.provenance.corpus = corpus;
+    k.provenance
+        .training
+        .insert("fallback".into(), reason.to_string().into());
+    k
 }
 
 /// Histogram of a slice of in-memory pages (every page, no split).

@@ -213,6 +213,17 @@ pub fn kernel_entries(table: &Table) -> ([u32; NUM_LITLEN], [u32; NUM_DIST]) {
     (ll, d)
 }
 
+/// What a user must know about exporting `table` for `api`, if anything:
+/// mainline `add_iaa_compression_mode()` takes no header, so IAA cannot be
+/// programmed to decompress a canned mode's pages.
+pub fn api_note(table: &Table, api: Api) -> Option<&'static str> {
+    (api == Api::Mainline && !table.is_fixed_code()).then_some(
+        "mainline add_iaa_compression_mode() takes no header, so IAA cannot be programmed to \
+         decompress this mode's pages; the header in the file is informational (use --api \
+         header-table for the canned patches)",
+    )
+}
+
 /// The header text for `table` (see the module documentation).
 pub fn kernel_header(table: &Table, opts: &KernelOptions) -> Result<String, ExportError> {
     validate_c_identifier(&opts.name)?;

@@ -76,6 +76,13 @@ impl QplExport {
         b
     }
 
+    /// Where the sidecar of counts file `out` goes: `OUT.json` beside it.
+    pub fn sidecar_path(out: &std::path::Path) -> std::path::PathBuf {
+        let mut s = out.as_os_str().to_owned();
+        s.push(".json");
+        std::path::PathBuf::from(s)
+    }
+
     /// The JSON sidecar for `table`, pretty-printed, ending in a newline.
     pub fn sidecar_json(&self, table: &Table, generator: &str) -> String {
         let v = json!({

@@ -195,6 +195,14 @@ impl Drop for AtomicFile {
     }
 }
 
+/// Creates the directory `path` goes in, if it has one and it is missing.
+pub fn create_parent_dir(path: &Path) -> Result<()> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create", e)),
+        None => Ok(()),
+    }
+}
+
 /// Writes `bytes` to `path` atomically (see the module doc).
 pub fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<()> {
     let mut f = AtomicFile::create(path, existing)?;

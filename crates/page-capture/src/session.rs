@@ -357,10 +357,33 @@ pub fn find_program(program: &str, env: &[(String, String)]) -> Result<PathBuf> 
     ))
 }
 
+/// Parse "250ms", "2s", "1.5s", "3m", or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("bad duration {s:?} (try 500ms, 2s, 1m)"))?;
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "s" => v,
+        "m" | "min" => v * 60.0,
+        _ => return Err(format!("bad duration unit in {s:?} (ms, s, m)")),
+    };
+    if !(secs.is_finite() && secs >= 0.0) {
+        return Err(format!("bad duration {s:?}"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
 /// Start `spec` with a clean environment, sample it into `out`, and stop it.
+/// `label` defaults to the program's file name.
 pub fn run_workload(
     spec: &WorkloadSpec,
-    label: &str,
+    label: Option<&str>,
     opts: &CaptureOptions,
     sched: &Schedule,
     out: &Path,
@@ -400,7 +423,7 @@ pub fn run_workload(
             }
         }
     }
-    let meta = base_metadata(label, &command_name, opts, sched);
+    let meta = base_metadata(label.unwrap_or(&command_name), &command_name, opts, sched);
     let writer = SnapshotWriter::create(out, meta, level, existing)?;
     let mut child = cmd.spawn().map_err(|e| {
         Error::new(
@@ -485,6 +508,17 @@ pub fn describe_status(st: &ExitStatus) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("3m"), Ok(Duration::from_secs(180)));
+        for bad in ["", "x", "2h", "-1s", "NaNs"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn budgets_split_evenly() {

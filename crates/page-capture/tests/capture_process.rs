@@ -334,8 +334,16 @@ fn spawn_mode_uses_a_clean_environment_and_stops_the_workload() {
         dedup: true,
         ..CaptureOptions::default()
     };
-    let rep =
-        session::run_workload(&spec, "sleeper", &opts, &sched, &out, Existing::Keep, 3).unwrap();
+    let rep = session::run_workload(
+        &spec,
+        Some("sleeper"),
+        &opts,
+        &sched,
+        &out,
+        Existing::Keep,
+        3,
+    )
+    .unwrap();
     assert_eq!(rep.end_reason, "completed");
     assert!(
         rep.killed,
@@ -371,13 +379,21 @@ fn a_workload_exiting_before_the_first_sample_writes_nothing_and_keeps_the_old_f
     };
     let opts = CaptureOptions::default();
     // Without replacing, an existing file is refused before anything runs.
-    let e =
-        session::run_workload(&spec, "quick", &opts, &sched, &out, Existing::Keep, 3).unwrap_err();
+    let e = session::run_workload(&spec, Some("quick"), &opts, &sched, &out, Existing::Keep, 3)
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::AlreadyExists, "{e}");
     // Replacing, the workload exits before the first sample: nothing is
     // written and the old file stays.
-    let e = session::run_workload(&spec, "quick", &opts, &sched, &out, Existing::Replace, 3)
-        .unwrap_err();
+    let e = session::run_workload(
+        &spec,
+        Some("quick"),
+        &opts,
+        &sched,
+        &out,
+        Existing::Replace,
+        3,
+    )
+    .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NoSample, "{e}");
     assert!(e.to_string().contains("exited"), "{e}");
     assert_eq!(std::fs::read(&out).unwrap(), b"an older snapshot");
@@ -391,7 +407,16 @@ fn a_workload_exiting_before_the_first_sample_writes_nothing_and_keeps_the_old_f
         program: "/nonexistent/bin".into(),
         ..WorkloadSpec::default()
     };
-    session::run_workload(&missing, "x", &opts, &sched, &out, Existing::Replace, 3).unwrap_err();
+    session::run_workload(
+        &missing,
+        Some("x"),
+        &opts,
+        &sched,
+        &out,
+        Existing::Replace,
+        3,
+    )
+    .unwrap_err();
     assert_eq!(std::fs::read(&out).unwrap(), b"an older snapshot");
 }
 

@@ -25,8 +25,8 @@ pub struct EvalArgs {
     corpus: String,
     /// Which pages of each workload: all, or the held-out (test) or training
     /// part of the split `train` uses (same --test-fraction and --seed).
-    #[arg(long, value_enum, default_value = "all")]
-    part: PartArg,
+    #[arg(long, default_value = "all", value_parser = Part::selection)]
+    part: Option<Part>,
     /// Share of pages held out (with --part).
     #[arg(long, default_value_t = 0.2)]
     test_fraction: f64,
@@ -43,17 +43,6 @@ pub struct EvalArgs {
     table_args: TableArgs,
 }
 
-/// Which part of the train/test split to evaluate.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum PartArg {
-    /// Every page.
-    All,
-    /// The held-out pages (what `train` reports on).
-    Test,
-    /// The training pages.
-    Train,
-}
-
 /// `cannery eval`.
 pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let table = load_table(&args.table)?;
@@ -63,11 +52,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         peers: !args.no_peers,
         table: args.table_args.options(),
         split: Split::new(args.test_fraction, args.seed)?,
-        part: match args.part {
-            PartArg::All => None,
-            PartArg::Test => Some(Part::Test),
-            PartArg::Train => Some(Part::Train),
-        },
+        part: args.part,
     };
     let report = eval_corpus(&table, &corpus.name, &workloads, &opts, &mut |name| {
         if std::io::stderr().is_terminal() {

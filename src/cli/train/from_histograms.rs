@@ -3,9 +3,8 @@
 
 use anyhow::Context;
 
-use cannery_codec::Table;
 use cannery_trainer::eval_corpus::merge_all;
-use cannery_trainer::train::{bits_under, table_from_histogram};
+use cannery_trainer::train::{bits_under, fallback_table, table_from_histogram};
 use cannery_trainer::TrainOptions;
 
 use super::{read_histogram, write_file, TrainArgs};
@@ -24,11 +23,7 @@ pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
         Ok(t) => t,
         Err(e) if args.fallback => {
             eprintln!("cannery: warning: {e}; writing the kernel-2024 table instead");
-            let mut k = Table::kernel_2024();
-            k.provenance
-                .training
-                .insert("fallback".into(), e.to_string().into());
-            k
+            fallback_table(&e.to_string(), None)
         }
         Err(e) => return Err(e.into()),
     };

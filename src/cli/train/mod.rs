@@ -18,10 +18,11 @@ use clap::Args;
 
 use cannery_capture::input::{read_text_limited, SMALL_FILE_LIMIT};
 use cannery_capture::output::{self, Existing};
-use cannery_codec::{Level, Table};
+use cannery_codec::Level;
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::histogram::Histogram;
 use cannery_trainer::report::{train_corpus, CorpusOptions, Progress};
+use cannery_trainer::train::fallback_table;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
 
 /// Options shared by the commands that build tables.
@@ -43,13 +44,7 @@ pub struct TableArgs {
 
 impl TableArgs {
     fn options(&self) -> TableOptions {
-        let mut o = TableOptions {
-            smoothing: self.smoothing,
-            all_distances: self.all_distances,
-            ..TableOptions::default()
-        };
-        o.constraints.qpl_compatible = self.qpl_compatible;
-        o
+        TableOptions::new(self.smoothing, self.all_distances, self.qpl_compatible)
     }
 }
 
@@ -129,33 +124,21 @@ fn progress_printer() -> impl FnMut(Progress<'_>) {
     let tty = std::io::stderr().is_terminal();
     let start = std::time::Instant::now();
     move |p| {
-        if !tty {
-            return;
+        if tty {
+            eprintln!("[{:6.1}s] {p}", start.elapsed().as_secs_f64());
         }
-        let what = match p {
-            Progress::Scanning(w) => format!("scanning {w}"),
-            Progress::Training(w) => format!("training {w}"),
-            Progress::Evaluating(w) => format!("evaluating {w}"),
-            _ => return,
-        };
-        eprintln!("[{:6.1}s] {what}", start.elapsed().as_secs_f64());
     }
 }
 
 /// Writes `text` to `path` atomically (a new file unless `force`),
 /// creating its directory.
 pub(super) fn write_file(path: &Path, text: &str, force: bool) -> anyhow::Result<()> {
-    create_parent(path)?;
-    output::write_file(path, text.as_bytes(), Existing::replace_if(force))?;
-    Ok(())
-}
-
-fn create_parent(path: &Path) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create directory {}", dir.display()))?;
-    }
-    Ok(())
+    output::create_parent_dir(path)?;
+    Ok(output::write_file(
+        path,
+        text.as_bytes(),
+        Existing::replace_if(force),
+    )?)
 }
 
 pub(super) fn read_histogram(path: &Path) -> anyhow::Result<Histogram> {
@@ -216,11 +199,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
                 w.name
             );
             if args.fallback {
-                let mut k = Table::kernel_2024();
-                k.provenance.corpus = Some(format!("{}/{}", opts.corpus, w.name));
-                k.provenance
-                    .training
-                    .insert("fallback".into(), reason.clone().into());
+                let k = fallback_table(reason, Some(format!("{}/{}", opts.corpus, w.name)));
                 let path = path_of(&w.name);
                 eprintln!(
                     "cannery: warning: writing the kernel-2024 table to {} instead",
@@ -240,8 +219,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             t.to_json().into_bytes(),
         ));
     }
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create directory {}", args.out.display()))?;
+    output::create_parent_dir(&planned[0])?;
     output::write_files(&tables, existing)?;
     let written: Vec<String> = tables
         .iter()
