@@ -163,7 +163,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         mode,
         format,
         level: args.level,
-        table: table.clone(),
+        table: table.clone().map(Box::new),
     };
     let codec = match args.mode {
         SimMode::Canned => cannery(Mode::Canned, args.format),

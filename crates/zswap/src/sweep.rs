@@ -21,7 +21,7 @@ pub enum SweepCodec {
         /// Level.
         level: Level,
         /// Table (canned mode).
-        table: Option<Table>,
+        table: Option<Box<Table>>,
     },
     /// An outside compressor.
     Peer(PeerKind),
@@ -66,7 +66,7 @@ pub fn sweep(corpus: &[u8], codec: &SweepCodec, sweep: &Sweep) -> Result<Vec<Run
                     level,
                     table,
                 } => {
-                    let t = table.as_ref();
+                    let t = table.as_deref();
                     let enc = (0..n)
                         .map(|_| Encoder::new(*mode, *format, *level, t))
                         .collect::<Result<Vec<_>, _>>()

@@ -25,8 +25,8 @@ pub struct EvalArgs {
     corpus: String,
     /// Which pages of each workload: all, or the held-out (test) or training
     /// part of the split `train` uses (same --test-fraction and --seed).
-    #[arg(long, default_value = "all", value_parser = Part::selection)]
-    part: Option<Part>,
+    #[arg(long, default_value = "all", value_parser = ["all", "test", "train"])]
+    part: String,
     /// Share of pages held out (with --part).
     #[arg(long, default_value_t = 0.2)]
     test_fraction: f64,
@@ -52,7 +52,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         peers: !args.no_peers,
         table: args.table_args.options(),
         split: Split::new(args.test_fraction, args.seed)?,
-        part: args.part,
+        part: Part::selection(&args.part).map_err(anyhow::Error::msg)?,
     };
     let report = eval_corpus(&table, &corpus.name, &workloads, &opts, &mut |name| {
         if std::io::stderr().is_terminal() {
