@@ -55,6 +55,27 @@ fn endless_inputs_are_refused_not_read_forever() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("not a regular file"), "{err}");
+    // A table or a C header is read up to a limit, then refused.
+    for args in [
+        &["table", "show", "/dev/zero"][..],
+        &[
+            "table",
+            "import",
+            "--from",
+            "kernel-header",
+            "/dev/zero",
+            "-o",
+            "/dev/null",
+        ],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_cannery"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("larger than"), "{args:?}: {err}");
+    }
 }
 
 fn run(args: &[&str]) -> std::process::Output {

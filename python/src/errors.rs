@@ -173,3 +173,13 @@ pub fn error(kind: Kind, message: impl std::fmt::Display) -> PyErr {
 pub fn invalid(message: impl std::fmt::Display) -> PyErr {
     error(Kind::InvalidInput, message)
 }
+
+/// Writes `bytes` to `path` atomically (a temporary file renamed into
+/// place, so an interrupted write never leaves a partial file), replacing
+/// an existing file as Python's `open(path, "wb")` would. I/O errors are
+/// `OSError`.
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> PyResult<()> {
+    use cannery_capture::output::{write_file, Existing};
+    write_file(path, bytes, Existing::Replace)
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
+}

@@ -45,7 +45,7 @@ pub fn export_kernel_header(
     let opts = KernelOptions::new(name).with_api(api);
     let text = c_header::kernel_header(&table.inner, &opts).map_err(export_error)?;
     if let Some(path) = path {
-        py.allow_threads(|| std::fs::write(&path, &text))?;
+        py.allow_threads(|| crate::errors::write_atomic(&path, text.as_bytes()))?;
     }
     Ok(text)
 }

@@ -193,7 +193,7 @@ impl PyHistogram {
     /// Writes the JSON form to `path`.
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let text = self.inner.to_json();
-        py.allow_threads(|| std::fs::write(&path, text))?;
+        py.allow_threads(|| crate::errors::write_atomic(&path, text.as_bytes()))?;
         Ok(())
     }
 

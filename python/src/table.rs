@@ -182,7 +182,7 @@ impl PyTable {
         } else {
             self.inner.to_json().into_bytes()
         };
-        py.allow_threads(|| std::fs::write(&path, bytes))?;
+        py.allow_threads(|| crate::errors::write_atomic(&path, &bytes))?;
         Ok(())
     }
 
