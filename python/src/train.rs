@@ -7,10 +7,12 @@
 
 use cannery_trainer::eval_corpus::{eval_corpus, EvalOptions};
 use cannery_trainer::evaluate::{evaluate, EvalSpec, ModeResult};
+use cannery_trainer::fleet::train_corpus;
 use cannery_trainer::pages::{Part, Split};
-use cannery_trainer::report::{train_corpus, CorpusOptions, Workload};
-use cannery_trainer::train::{table_from_histogram, TableOptions, TrainOptions};
+use cannery_trainer::report::{CorpusOptions, Workload};
+use cannery_trainer::train::{table_from_histogram, TableOptions};
 use cannery_trainer::ModeKey;
+use cannery_trainer::TrainOptions;
 use cannery_trainer::{ParseModel, Smoothing, TrainError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

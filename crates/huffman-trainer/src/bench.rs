@@ -23,7 +23,8 @@ use crate::histogram::ParseModel;
 use crate::mode_key::ModeKey;
 use crate::pages::{same_filled, Part, Split};
 use crate::report::DICTIONARY_SIZE;
-use crate::train::{histogram_of, table_from_histogram, TableOptions};
+use crate::scan::histogram_of;
+use crate::train::{table_from_histogram, TableOptions};
 
 use cannery_codec::peer::{Peer, PeerKind};
 

@@ -19,7 +19,8 @@ use cannery_codec::Table;
 use crate::error::TrainError;
 use crate::histogram::SymbolCounts;
 use crate::pages::splitmix_finalize;
-use crate::train::{lengths_from_counts, PageCounts, TableOptions};
+use crate::scan::ScanCounts;
+use crate::train::{lengths_from_counts, TableOptions};
 
 /// Most Lloyd iterations.
 pub const MAX_ITERATIONS: usize = 20;
@@ -45,7 +46,7 @@ fn dense(l: &cannery_codec::CodeLengths) -> [u8; 316] {
     l.to_bytes()
 }
 
-fn sum_counts<'a>(pages: impl Iterator<Item = &'a PageCounts>) -> SymbolCounts {
+fn sum_counts<'a>(pages: impl Iterator<Item = &'a ScanCounts>) -> SymbolCounts {
     let mut c = SymbolCounts::default();
     for p in pages {
         p.add_to(&mut c);
@@ -56,7 +57,7 @@ fn sum_counts<'a>(pages: impl Iterator<Item = &'a PageCounts>) -> SymbolCounts {
 /// Clusters `pages` into `k` tables. `name` prefixes the tables' names
 /// (`<name>-0`, ...).
 pub fn cluster(
-    pages: &[PageCounts],
+    pages: &[ScanCounts],
     k: usize,
     seed: u64,
     opts: &TableOptions,
@@ -205,14 +206,14 @@ mod tests {
     use crate::histogram::ParseModel;
     use crate::testutil::workload_pages;
 
-    fn counts_of(pages: &[Vec<u8>]) -> Vec<PageCounts> {
+    fn counts_of(pages: &[Vec<u8>]) -> Vec<ScanCounts> {
         let mut p = Parser::new(ParseModel::Fast, None);
         pages
             .iter()
             .map(|pg| {
                 let mut c = SymbolCounts::default();
                 p.count(pg, &mut c);
-                PageCounts::from_counts(&c)
+                ScanCounts::from_counts(&c)
             })
             .collect()
     }

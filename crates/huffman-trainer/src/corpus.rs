@@ -84,7 +84,7 @@ impl CorpusSource {
         Ok(CorpusSource { name, workloads })
     }
 
-    /// The workloads as [`crate::report::train_corpus`] and
+    /// The workloads as [`crate::fleet::train_corpus`] and
     /// [`crate::eval_corpus::eval_corpus`] take them.
     pub fn workloads(&self) -> Vec<Workload<'_>> {
         self.workloads

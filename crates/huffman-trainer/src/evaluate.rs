@@ -498,8 +498,10 @@ fn measure_page(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::refine::train_workload;
+    use crate::scan::TrainOptions;
     use crate::testutil::{key, synthetic_pages, workload_pages};
-    use crate::train::{table_from_histogram, train_workload, TableOptions, TrainOptions};
+    use crate::train::{table_from_histogram, TableOptions};
 
     #[test]
     fn every_trained_table_round_trips_every_test_page() {
@@ -568,13 +570,13 @@ mod tests {
     #[test]
     fn drift_is_zero_for_the_corpus_own_table_and_flags_a_foreign_one() {
         let pages = workload_pages(200, 1, 33);
-        let h = crate::train::histogram_of(&pages, ParseModel::Fast);
+        let h = crate::scan::histogram_of(&pages, ParseModel::Fast);
         let opts = TableOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let d = drift(&own, &h, &opts).unwrap();
         assert_eq!(d.drift_bits_per_page, 0.0);
         assert!(!d.retrain);
-        let other = crate::train::histogram_of(&workload_pages(200, 0, 34), ParseModel::Fast);
+        let other = crate::scan::histogram_of(&workload_pages(200, 0, 34), ParseModel::Fast);
         let foreign = table_from_histogram(&other, &opts, "other").unwrap();
         let d = drift(&foreign, &h, &opts).unwrap();
         assert!(
@@ -586,13 +588,13 @@ mod tests {
     #[test]
     fn no_table_beats_the_ceiling_and_a_table_of_the_same_pages_reaches_it() {
         let pages = workload_pages(200, 2, 35);
-        let h = crate::train::histogram_of(&pages, ParseModel::Fast);
+        let h = crate::scan::histogram_of(&pages, ParseModel::Fast);
         let opts = TableOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let others = [
             Table::kernel_2024(),
             table_from_histogram(
-                &crate::train::histogram_of(&workload_pages(200, 0, 36), ParseModel::Fast),
+                &crate::scan::histogram_of(&workload_pages(200, 0, 36), ParseModel::Fast),
                 &opts,
                 "other",
             )

@@ -8,8 +8,8 @@
 //! statistics) → [`smoothing`] (weights for zero and rare counts) →
 //! [`code_lengths`] (optimal limited codes under IAA/QPL constraints) →
 //! [`train`] (tables, `best` refinement) → [`cluster`] (K tables) →
-//! [`evaluate`] (held-out sizes for every codec, drift) → [`report`]
-//! (per-workload and fleet training of a corpus, and its report) →
+//! [`evaluate`] (held-out sizes for every codec, drift) → [`fleet`]
+//! (per-workload and fleet training of a corpus) → [`report`] (its report) →
 //! [`render`] (the reports as text).
 //! [`bench`] times cannery's modes and the peer compressors
 //! (`cannery_codec::peer`) page by page (`cannery bench`).
@@ -29,12 +29,15 @@ pub mod corpus;
 pub mod error;
 pub mod eval_corpus;
 pub mod evaluate;
+pub mod fleet;
 pub mod gather;
 pub mod histogram;
 pub mod mode_key;
 pub mod pages;
+pub mod refine;
 pub mod render;
 pub mod report;
+pub mod scan;
 pub mod smoothing;
 #[doc(hidden)]
 pub mod testutil;
@@ -44,5 +47,6 @@ pub use error::{TrainError, MIN_TRAINING_PAGES};
 pub use histogram::{Histogram, HistogramError, ParseModel, Settings};
 pub use mode_key::ModeKey;
 pub use pages::{PageSource, Split};
+pub use scan::TrainOptions;
 pub use smoothing::Smoothing;
-pub use train::{TableOptions, TrainOptions};
+pub use train::TableOptions;

@@ -20,8 +20,9 @@ use cannery_capture::input::{read_text_limited, SMALL_FILE_LIMIT};
 use cannery_capture::output::{self, Existing};
 use cannery_codec::Level;
 use cannery_trainer::corpus::CorpusSource;
+use cannery_trainer::fleet::train_corpus;
 use cannery_trainer::histogram::Histogram;
-use cannery_trainer::report::{train_corpus, CorpusOptions, Progress};
+use cannery_trainer::report::{CorpusOptions, Progress};
 use cannery_trainer::train::fallback_table;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
 
