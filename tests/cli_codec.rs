@@ -50,12 +50,9 @@ fn pages_file(dir: &Path) -> PathBuf {
         data.extend_from_slice(&(0x5555_0000_1000u64 + i * 24).to_le_bytes());
     }
     data.extend(std::iter::repeat_n(0u8, 4 * 4096));
-    let mut x = 88172645463325252u64;
+    let mut x = cannery_codec::rng::XorShift64::new(88172645463325252);
     for _ in 0..4 * 4096 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        data.push(x as u8);
+        data.push(x.next_u64() as u8);
     }
     let p = dir.join("in.pages");
     std::fs::write(&p, &data).unwrap();

@@ -199,13 +199,7 @@ fn merge_refuses_to_write_over_its_input() {
 /// A file of pages: a compressible one and an incompressible (random) one.
 fn two_pages(dir: &std::path::Path) -> std::path::PathBuf {
     let mut data: Vec<u8> = (0..4096u32).map(|i| (i / 16) as u8).collect();
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    data.extend((0..4096).map(|_| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x as u8
-    }));
+    data.extend(cannery_codec::rng::XorShift64Star::from_state(7).bytes(4096));
     let p = dir.join("in.pages");
     std::fs::write(&p, &data).unwrap();
     p

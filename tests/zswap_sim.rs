@@ -13,15 +13,7 @@ use serde_json::Value;
 const PAGE: usize = 4096;
 
 fn noise(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
-        })
-        .collect()
+    cannery_codec::rng::XorShift64Star::from_state(seed | 1).bytes(len)
 }
 
 /// Same-filled (an 8-byte word repeated), random, and "abc" repeated.

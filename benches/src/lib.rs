@@ -12,17 +12,9 @@ use std::io;
 /// Size of a page (the capture crate's, the workspace's one definition).
 pub use cannery_capture::PAGE_SIZE;
 
-/// Deterministic pseudo-random bytes (xorshift64*).
+/// Deterministic pseudo-random bytes (the workspace's xorshift64*).
 pub fn noise(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
-        })
-        .collect()
+    cannery_codec::rng::XorShift64Star::from_state(seed | 1).bytes(len)
 }
 
 /// Synthetic page `i` of the mix.

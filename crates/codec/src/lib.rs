@@ -29,6 +29,7 @@ pub mod mode;
 #[cfg(feature = "reference")]
 pub mod peer;
 pub mod records;
+pub mod rng;
 pub mod table;
 pub mod token;
 pub mod transcode;

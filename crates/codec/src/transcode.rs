@@ -164,15 +164,7 @@ mod tests {
     use crate::{Format, Level, Mode, Table};
 
     fn pages() -> Vec<Vec<u8>> {
-        let mut rnd = 0x9e37_79b9_7f4a_7c15u64;
-        let random: Vec<u8> = (0..PAGE_SIZE)
-            .map(|_| {
-                rnd ^= rnd << 13;
-                rnd ^= rnd >> 7;
-                rnd ^= rnd << 17;
-                rnd as u8
-            })
-            .collect();
+        let random = crate::rng::XorShift64Star::from_state(7).bytes(PAGE_SIZE);
         vec![
             vec![1u8; PAGE_SIZE],
             random,

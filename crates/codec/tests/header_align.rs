@@ -62,13 +62,8 @@ fn check_concatenation(t: &Table, page: &[u8]) {
 /// Complete codes over every symbol from skewed random histograms
 /// (xorshift64), distance symbols 24..=29 sometimes uncoded.
 fn histogram_tables() -> Vec<Table> {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = cannery_codec::rng::XorShift64::new(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rng.next_u64();
     (0..24)
         .map(|k| {
             let ll: Vec<u64> = (0..NUM_LITLEN)

@@ -435,13 +435,11 @@ mod tests {
 
     fn hist(seed: u64, pages: u64) -> Histogram {
         let mut h = Histogram::zero(Settings::new(ParseModel::Fast));
-        let mut x = seed | 1;
+        let mut rng = cannery_codec::rng::XorShift64::new(seed | 1);
         for _ in 0..pages {
             let mut toks = Vec::new();
             for _ in 0..50 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = rng.next_u64();
                 if x % 3 == 0 {
                     toks.push(Token::Match {
                         length: 3 + (x >> 8) as u16 % 256,

@@ -3,27 +3,29 @@
 //! random pages) so that parses produce realistic symbol mixes. Not a
 //! corpus: real measurements use captured pages.
 
-/// A tiny deterministic generator (xorshift64*).
+use cannery_codec::rng::XorShift64Star;
+
+/// The test generator: the workspace's xorshift64*
+/// (`cannery_codec::rng::XorShift64Star`) seeded from any `u64`.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(XorShift64Star);
 
 impl Rng {
     /// A generator from a seed.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        Rng(XorShift64Star::from_state(
+            seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+        ))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        self.0.next_u64()
     }
 
     /// A number below `n` (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
+        self.0.below(n)
     }
 }
 

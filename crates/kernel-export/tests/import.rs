@@ -293,13 +293,8 @@ fn garbage_and_mutations_never_panic() {
     let ours = kernel_header(&Table::kernel_2024(), &KernelOptions::new("c"))
         .unwrap()
         .into_bytes();
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = cannery_codec::rng::XorShift64::new(0x9e37_79b9_7f4a_7c15);
+    let mut next = move || rng.next_u64();
     const ALPHABET: &[u8] = b"0123456789abcdefxX{}[],;=/*\"' \n#u";
     for round in 0..3000 {
         let mut t = if round % 2 == 0 {

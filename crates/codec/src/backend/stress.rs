@@ -5,29 +5,27 @@
 //! Deterministic: the same (kind, seed) gives the same page on every
 //! machine. It does not compress anything.
 
-/// A small deterministic generator (xorshift64*).
+use crate::rng::XorShift64Star;
+
+/// The generator of stress pages: the workspace's xorshift64*
+/// ([`crate::rng::XorShift64Star`]) seeded from any `u64`.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(XorShift64Star);
 
 impl Rng {
     /// Seeds the generator (any seed, zero included).
     pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9e37_79b9_7f4a_7c15 | 1)
+        Rng(XorShift64Star::from_state(seed ^ 0x9e37_79b9_7f4a_7c15 | 1))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        self.0.next_u64()
     }
 
     /// A number in `0..n` (n > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 

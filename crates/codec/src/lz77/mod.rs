@@ -362,13 +362,8 @@ mod tests {
     pub(super) fn structured_page(pieces: &[(u8, usize, usize, u64)]) -> Vec<u8> {
         let mut page: Vec<u8> = Vec::new();
         for &(kind, p, len, seed) in pieces {
-            let mut x = seed | 1;
-            let mut next = move || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            };
+            let mut rng = crate::rng::XorShift64::new(seed | 1);
+            let mut next = move || rng.next_u64();
             match kind {
                 0 => page.extend((0..len).map(|_| (next() % 4) as u8)),
                 1 => {

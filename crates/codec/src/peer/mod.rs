@@ -370,15 +370,8 @@ mod tests {
 
     #[test]
     fn random_pages_are_incompressible_for_every_peer() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let page: Vec<u8> = (0..PAGE_SIZE)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+        let mut x = crate::rng::XorShift64::new(0x2545_f491_4f6c_dd1d);
+        let page: Vec<u8> = (0..PAGE_SIZE).map(|_| x.next_u64() as u8).collect();
         for kind in [PeerKind::Zstd(1), PeerKind::Lz4, PeerKind::Libdeflate(6)] {
             let mut p = Peer::new(kind, None).unwrap();
             assert_eq!(p.compress(&page, &mut Vec::new()).unwrap(), None);

@@ -90,15 +90,8 @@ pub fn sample_pages() -> Vec<Vec<u8>> {
     let ints: Vec<u8> = (0..1024u32)
         .flat_map(|i| ((i * 7919) % 300).to_le_bytes())
         .collect();
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let random: Vec<u8> = (0..PAGE_SIZE)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let mut x = cannery_codec::rng::XorShift64::new(0x9e37_79b9_7f4a_7c15);
+    let random: Vec<u8> = (0..PAGE_SIZE).map(|_| x.next_u64() as u8).collect();
     vec![text, pointers, structs, ints, random]
 }
 

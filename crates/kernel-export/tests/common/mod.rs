@@ -59,13 +59,8 @@ pub fn check_golden(name: &str, actual: &str) {
 /// 32 deterministic synthetic 4 KiB pages: English-like text, little-endian
 /// integer records with pointer-like values, and zero runs (xorshift64).
 pub fn synthetic_pages() -> Vec<Vec<u8>> {
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = cannery_codec::rng::XorShift64::new(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rng.next_u64();
     const WORDS: &[&str] = &[
         "the", "page", "of", "memory", "swap", "zswap", "table", "canned", "huffman", "code",
         "deflate", "kernel", "compress", "and", "a", "to", "in", "is", "for", "struct",

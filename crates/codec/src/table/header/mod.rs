@@ -352,13 +352,8 @@ mod tests {
     /// Complete codes from random counts (some zero, so runs of zeros and
     /// trimmed HLIT/HDIST occur), plus the built-in tables.
     fn sample_lengths() -> Vec<CodeLengths> {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::rng::XorShift64::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64();
         let mut v = vec![
             *crate::Table::kernel_2024().lengths(),
             *crate::Table::fixed().lengths(),
