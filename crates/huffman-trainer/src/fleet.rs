@@ -27,7 +27,7 @@ use crate::report::{
     TrainReport, Workload, WorkloadReport, CLUSTER_SAMPLE_PAGES, DICTIONARY_SIZE, REPORT_FORMAT,
 };
 use crate::scan::{scan, Scan, TrainOptions};
-use crate::train::{evaluate_smoothings, SmoothingResult};
+use crate::train::{evaluate_smoothings, mark_excess, SmoothingResult};
 
 /// Trains and evaluates a corpus: see the module documentation.
 pub fn train_corpus(
@@ -429,12 +429,9 @@ fn fleet_smoothing(reports: &[WorkloadReport], scans: &[Scan]) -> Vec<SmoothingR
             }
         })
         .collect();
-    let best = out
-        .iter()
-        .map(|r| r.bits_per_page)
-        .fold(f64::INFINITY, f64::min);
+    mark_excess(&mut out);
     for r in &mut out {
-        r.excess_percent = ((r.bits_per_page / best - 1.0) * 10_000.0).round() / 100.0;
+        r.excess_percent = (r.excess_percent * 100.0).round() / 100.0;
     }
     out
 }

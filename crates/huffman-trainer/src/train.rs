@@ -189,14 +189,19 @@ pub fn evaluate_smoothings(
             }
         })
         .collect();
-    let best = out
+    mark_excess(&mut out);
+    out
+}
+
+/// Sets each result's `excess_percent` over the best (fewest bits) one.
+pub(crate) fn mark_excess(results: &mut [SmoothingResult]) {
+    let best = results
         .iter()
         .map(|r| r.bits_per_page)
         .fold(f64::INFINITY, f64::min);
-    for r in &mut out {
+    for r in results {
         r.excess_percent = 100.0 * (r.bits_per_page / best - 1.0);
     }
-    out
 }
 
 /// The kernel's 2024 table standing in for one that could not be trained

@@ -1,24 +1,14 @@
 //! `cannery train --histograms`: one table from merged histogram files
 //! (the fleet workflow: `stats` on each machine, `merge`, then this).
 
-use anyhow::Context;
-
-use cannery_trainer::eval_corpus::merge_all;
 use cannery_trainer::train::{bits_under, fallback_table, table_from_histogram};
 use cannery_trainer::TrainOptions;
 
-use super::{read_histogram, write_file, TrainArgs};
+use super::{read_merged, write_file, TrainArgs};
 
 /// `cannery train --histograms`.
 pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
-    let hs = args
-        .histograms
-        .iter()
-        .map(|p| read_histogram(p))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let h = merge_all(&hs)
-        .context("cannot merge the histograms")?
-        .expect("clap requires at least one histogram");
+    let h = read_merged(&args.histograms)?;
     let mut t = match table_from_histogram(&h, &topts.table, &args.name) {
         Ok(t) => t,
         Err(e) if args.fallback => {

@@ -20,6 +20,7 @@ use cannery_capture::input::{read_text_limited, SMALL_FILE_LIMIT};
 use cannery_capture::output::{self, Existing};
 use cannery_codec::Level;
 use cannery_trainer::corpus::CorpusSource;
+use cannery_trainer::eval_corpus::merge_all;
 use cannery_trainer::fleet::train_corpus;
 use cannery_trainer::histogram::Histogram;
 use cannery_trainer::report::{CorpusOptions, Progress};
@@ -142,9 +143,18 @@ pub(super) fn write_file(path: &Path, text: &str, force: bool) -> anyhow::Result
     )?)
 }
 
-pub(super) fn read_histogram(path: &Path) -> anyhow::Result<Histogram> {
-    let text = read_text_limited(path, SMALL_FILE_LIMIT, "histogram")?;
-    Histogram::from_json(&text).with_context(|| format!("{}", path.display()))
+/// Reads histogram files and merges them (every one with the same settings).
+pub(super) fn read_merged(paths: &[PathBuf]) -> anyhow::Result<Histogram> {
+    let hs = paths
+        .iter()
+        .map(|p| {
+            let text = read_text_limited(p, SMALL_FILE_LIMIT, "histogram")?;
+            Histogram::from_json(&text).with_context(|| format!("{}", p.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    merge_all(&hs)
+        .context("cannot merge the histograms")?
+        .context("no histogram given")
 }
 
 /// `cannery train`.

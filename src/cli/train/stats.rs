@@ -5,18 +5,17 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Args;
 
 use cannery_capture::output::refuse_same_file;
 use cannery_codec::Level;
 use cannery_trainer::corpus::{CorpusSource, FileSource};
-use cannery_trainer::eval_corpus::merge_all;
 use cannery_trainer::gather::{gather_all, gather_process};
 use cannery_trainer::histogram::Histogram;
 use cannery_trainer::ParseModel;
 
-use super::{parse_level, read_histogram, write_file};
+use super::{parse_level, read_merged, write_file};
 use crate::cli::load_table;
 
 /// `cannery stats`.
@@ -115,14 +114,7 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
 /// `cannery merge`.
 pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
     refuse_same_file(&args.histograms, &args.out)?;
-    let hs = args
-        .histograms
-        .iter()
-        .map(|p| read_histogram(p))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let h = merge_all(&hs)
-        .context("cannot merge the histograms")?
-        .expect("clap requires at least one histogram");
+    let h = read_merged(&args.histograms)?;
     write_file(&args.out, &h.to_json(), args.force)?;
     eprintln!(
         "cannery: merged {} histograms: {} pages; wrote {}",
