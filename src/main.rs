@@ -77,7 +77,17 @@ fn main() {
         Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
     };
     if let Err(err) = result {
-        eprintln!("cannery: {err:#}");
+        // Outputs are never replaced silently; say how to replace one.
+        let exists = err.chain().any(|c| {
+            c.downcast_ref::<cannery_capture::Error>()
+                .is_some_and(|e| e.kind() == cannery_capture::ErrorKind::AlreadyExists)
+        });
+        let hint = if exists {
+            " (pass -f/--force to replace it)"
+        } else {
+            ""
+        };
+        eprintln!("cannery: {err:#}{hint}");
         std::process::exit(1);
     }
 }
