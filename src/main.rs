@@ -50,6 +50,8 @@ enum Command {
     Fuzz(cli::fuzz::FuzzArgs),
     /// Replay a corpus as zswap stores and loads it, through the batch path.
     ZswapSim(cli::zswap_sim::ZswapSimArgs),
+    /// Measure the running kernel's zswap on a corpus (needs root), beside the simulator.
+    ZswapKernel(cli::zswap_kernel::ZswapKernelArgs),
     /// Per-page speed and ratio of every mode and peer compressor on a corpus (markdown or JSON).
     Bench(cli::bench::BenchArgs),
 }
@@ -75,6 +77,7 @@ fn main() {
         Command::Validate(args) => cli::validate::run(args),
         Command::Fuzz(args) => cli::fuzz::run(args),
         Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
+        Command::ZswapKernel(args) => cli::zswap_kernel::run(args),
     };
     if let Err(err) = result {
         // Outputs are never replaced silently; say how to replace one.

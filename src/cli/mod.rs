@@ -12,6 +12,7 @@ pub mod fuzz;
 pub mod table;
 pub mod train;
 pub mod validate;
+pub mod zswap_kernel;
 pub mod zswap_sim;
 
 use std::path::Path;

@@ -96,6 +96,12 @@ pub enum SimMode {
     Zstd,
     /// LZ4 block format (liblz4).
     Lz4,
+    /// The kernel crypto API's deflate as zswap runs it (raw, 2 KiB window,
+    /// level 6, memory level 8); `cannery zswap-kernel --compare-sim`
+    /// measures how close it comes to the real one.
+    KernelDeflate,
+    /// The kernel's lzo (LZO1X-1); needs a build with `--features lzo`.
+    KernelLzo,
 }
 
 /// Folio sizes.
@@ -171,6 +177,8 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         SimMode::Dynamic => cannery(Mode::Dynamic, Format::Deflate),
         SimMode::Zstd => SweepCodec::Peer(PeerKind::Zstd(args.zstd_level)),
         SimMode::Lz4 => SweepCodec::Peer(PeerKind::Lz4),
+        SimMode::KernelDeflate => SweepCodec::Peer(PeerKind::KernelDeflate),
+        SimMode::KernelLzo => SweepCodec::Peer(PeerKind::KernelLzo),
     };
     let format = match &codec {
         SweepCodec::Cannery { format, .. } => *format,

@@ -94,7 +94,8 @@
 //! Denied everywhere but one private module, `sys`, which wraps every
 //! system call the library makes in a safe function: `pidfd_open` and
 //! `poll` (used by [`target`]), `process_vm_readv` ([`read`]), the
-//! zero-page probe's `mmap`/`munmap` ([`pagemap`]), `ptrace`/`waitpid`
+//! zero-page probe's `mmap`/`munmap` ([`pagemap`]), the [`region`] mapping's
+//! `mmap`/`madvise`/`munmap`, `ptrace`/`waitpid`
 //! ([`freeze`]), `sigaction` ([`interrupt`]), `kill` ([`session`]) and
 //! `geteuid`. Each unsafe block there carries a `// SAFETY:` note.
 
@@ -111,6 +112,7 @@ pub mod maps;
 pub mod output;
 pub mod pagemap;
 pub mod read;
+pub mod region;
 pub mod sample;
 pub mod secrets;
 pub mod session;

@@ -253,3 +253,101 @@ pub(crate) fn set_default_disposition(sig: libc::c_int) -> io::Result<SignalActi
 pub(crate) fn restore_signal_action(sig: libc::c_int, action: &SignalAction) -> io::Result<()> {
     sigaction(sig, Some(&action.0)).map(|_| ())
 }
+
+/// A private anonymous read-write mapping of whole 4 KiB pages, unmapped on
+/// drop: the memory `cannery zswap-kernel` fills with a corpus's pages and
+/// pushes out through swap. Only this process's own memory.
+#[derive(Debug)]
+pub(crate) struct RwMapping {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is owned memory like a Box<[u8]>; nothing in it is
+// tied to the thread that made it.
+unsafe impl Send for RwMapping {}
+
+impl RwMapping {
+    /// `mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS)`
+    /// then `madvise(MADV_NOHUGEPAGE)` so the kernel keeps 4 KiB pages.
+    pub(crate) fn new(len: usize) -> io::Result<RwMapping> {
+        if len == 0 || len % crate::PAGE_SIZE != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "length must be whole pages",
+            ));
+        }
+        // SAFETY: no address hint and no file, so no existing memory of
+        // ours is replaced; the result is checked before use.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let m = RwMapping {
+            ptr: p as *mut u8,
+            len,
+        };
+        m.advise(0, len, libc::MADV_NOHUGEPAGE)?;
+        Ok(m)
+    }
+
+    /// The mapping as bytes.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        // SAFETY: `ptr` is a live readable mapping of `len` bytes owned by
+        // `self`; a swapped-out page is faulted back in on access.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// The mapping as mutable bytes.
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as in `as_slice`, and `&mut self` makes the borrow unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+
+    /// `madvise(ptr + offset, len, advice)` on a page-aligned part of the
+    /// mapping.
+    pub(crate) fn advise(&self, offset: usize, len: usize, advice: libc::c_int) -> io::Result<()> {
+        if offset % crate::PAGE_SIZE != 0 || offset.checked_add(len).is_none_or(|e| e > self.len) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "range outside the mapping",
+            ));
+        }
+        // SAFETY: the range lies inside our own mapping (checked above); the
+        // advice values used (NOHUGEPAGE, PAGEOUT) keep the contents.
+        check(
+            unsafe { libc::madvise(self.ptr.add(offset) as *mut libc::c_void, len, advice) }.into(),
+        )
+        .map(|_| ())
+    }
+
+    /// One volatile read of the byte at `offset`: faults the page in if it
+    /// was swapped out.
+    pub(crate) fn touch(&self, offset: usize) -> u8 {
+        assert!(offset < self.len, "offset outside the mapping");
+        // SAFETY: `offset < len`, inside the live mapping.
+        unsafe { std::ptr::read_volatile(self.ptr.add(offset)) }
+    }
+
+    /// The virtual address of the mapping.
+    pub(crate) fn addr(&self) -> u64 {
+        self.ptr as u64
+    }
+}
+
+impl Drop for RwMapping {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the mapping made in `new`; no reference
+        // into it outlives `self` (slices borrow `self`).
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
+    }
+}

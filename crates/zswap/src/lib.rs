@@ -52,6 +52,7 @@
 
 pub mod corpus;
 pub mod folio;
+pub mod kernel;
 pub mod replay;
 pub mod report;
 pub mod sweep;

@@ -1,7 +1,8 @@
 //! The outside compressors zswap users pick (the "peers"), each wrapped once
 //! behind one page-at-a-time interface, with its level as a parameter:
 //! zstd (with or without a dictionary), lz4 (lz4_flex and liblz4),
-//! libdeflate, zlib (through flate2) and miniz_oxide. The evaluation and
+//! libdeflate, zlib (through flate2) and miniz_oxide, and the kernel's own
+//! zswap compressors ([`kernel`]: `kernel-deflate`, `kernel-lzo`). The evaluation and
 //! benchmark reports, the zswap simulator and the batch path all measure
 //! them through [`Peer`]; the codec's reference backends
 //! (`backend::{zlib, miniz, libdeflate}`) use the same deflate calls
@@ -16,6 +17,7 @@
 //! cannery's own encoder and decoder.
 
 pub mod deflate;
+pub mod kernel;
 
 use std::fmt;
 
@@ -41,6 +43,10 @@ pub enum PeerKind {
     Zlib(u32),
     /// miniz_oxide raw deflate at a level (0..=10).
     Miniz(u8),
+    /// The kernel crypto API's `deflate` as zswap runs it ([`kernel`]).
+    KernelDeflate,
+    /// The kernel's `lzo` (LZO1X-1; [`kernel`], feature `lzo`).
+    KernelLzo,
 }
 
 impl fmt::Display for PeerKind {
@@ -54,6 +60,8 @@ impl fmt::Display for PeerKind {
             PeerKind::Libdeflate(l) => write!(f, "libdeflate-{l}"),
             PeerKind::Zlib(l) => write!(f, "zlib-{l}"),
             PeerKind::Miniz(l) => write!(f, "miniz-{l}"),
+            PeerKind::KernelDeflate => f.write_str("kernel-deflate"),
+            PeerKind::KernelLzo => f.write_str("kernel-lzo"),
         }
     }
 }
@@ -85,6 +93,9 @@ enum Engine {
     Libdeflate(deflate::Libdeflate),
     Zlib(u32),
     Miniz(u8),
+    KernelDeflate(kernel::KernelDeflate),
+    #[cfg(feature = "lzo")]
+    KernelLzo,
 }
 
 /// One peer compressor with its reusable state.
@@ -138,6 +149,8 @@ impl std::str::FromStr for PeerKind {
             Some(("libdeflate", l)) => PeerKind::Libdeflate(level(l)? as i32),
             Some(("zlib", l)) => PeerKind::Zlib(u32::try_from(level(l)?).map_err(|_| bad())?),
             Some(("miniz", l)) => PeerKind::Miniz(u8::try_from(level(l)?).map_err(|_| bad())?),
+            Some(("kernel", "deflate")) => PeerKind::KernelDeflate,
+            Some(("kernel", "lzo")) => PeerKind::KernelLzo,
             _ => return Err(bad()),
         };
         // One text form per peer: "zstd-01" is not "zstd-1".
@@ -173,6 +186,16 @@ impl Peer {
             }
             PeerKind::Zlib(l) => Engine::Zlib(*l),
             PeerKind::Miniz(l) => Engine::Miniz(*l),
+            PeerKind::KernelDeflate => {
+                Engine::KernelDeflate(kernel::KernelDeflate::new().map_err(|e| lib_err(&kind, e))?)
+            }
+            #[cfg(feature = "lzo")]
+            PeerKind::KernelLzo => Engine::KernelLzo,
+            #[cfg(not(feature = "lzo"))]
+            PeerKind::KernelLzo => return Err(lib_err(
+                &kind,
+                "this build has no LZO model (build with `--features lzo`; rust-lzo is GPL-2.0)",
+            )),
         };
         Ok(Peer { kind, engine })
     }
@@ -210,6 +233,9 @@ impl Peer {
             Engine::Miniz(l) => {
                 deflate::miniz_deflate(*l, false, page, out).map_err(|e| lib_err(kind, e))?
             }
+            Engine::KernelDeflate(k) => k.deflate(page, out).map_err(|e| lib_err(kind, e))?,
+            #[cfg(feature = "lzo")]
+            Engine::KernelLzo => kernel::kernel_lzo(page, out).map_err(|e| lib_err(kind, e))?,
         }
         Ok(if out.len() >= PAGE_SIZE {
             None
@@ -238,6 +264,13 @@ impl Peer {
             Engine::Libdeflate(d) => d.inflate(data, out).map_err(|e| inflate_err(kind, e)),
             Engine::Zlib(_) => deflate::zlib_inflate(data, out).map_err(|e| inflate_err(kind, e)),
             Engine::Miniz(_) => deflate::miniz_inflate(data, out).map_err(|e| inflate_err(kind, e)),
+            Engine::KernelDeflate(_) => {
+                deflate::zlib_inflate(data, out).map_err(|e| inflate_err(kind, e))
+            }
+            #[cfg(feature = "lzo")]
+            Engine::KernelLzo => {
+                kernel::kernel_lzo_decompress(data, out).map_err(|e| lib_err(kind, e))
+            }
         }
     }
 }
