@@ -104,6 +104,7 @@ pub fn capture<'py>(
         seed,
         redact_secrets,
         address_range: None,
+        cold_after: None,
     };
     let sched = Schedule {
         count: samples,

@@ -69,6 +69,13 @@ pub struct CaptureArgs {
     /// With --freeze, release a process after this pause even if not fully read.
     #[arg(long, default_value = "500ms", value_parser = session::parse_duration)]
     pub max_pause: Duration,
+    /// Cold pages only: before each sample, mark the target's pages idle,
+    /// wait this long (e.g. 30s, 2m), and capture only the pages nothing
+    /// touched meanwhile (the kernel's idle page tracking,
+    /// /sys/kernel/mm/page_idle; needs root). The snapshot records the hot
+    /// and cold counts (`cannery corpus info`).
+    #[arg(long, value_parser = session::parse_duration)]
+    pub cold_after: Option<Duration>,
     /// Store identical pages once (duplicates are counted).
     #[arg(long)]
     pub dedup: bool,
@@ -117,7 +124,14 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
         seed: args.seed,
         redact_secrets: args.redact_secrets,
         address_range: None,
+        cold_after: args.cold_after,
     };
+    if args.cold_after.is_some() {
+        // Say so before starting a workload, not after its first wait.
+        cannery_capture::idle::IdleBitmap::open(std::path::Path::new(
+            cannery_capture::idle::PAGE_IDLE_BITMAP,
+        ))?;
+    }
     let sched = Schedule {
         count: args.count,
         interval: args.interval,

@@ -15,6 +15,7 @@
 
 use crate::error::{ErrorKind, Result};
 use crate::filter::{Filter, Verdict};
+use crate::idle::{IdleBitmap, PAGE_IDLE_BITMAP};
 use crate::maps::{apply_smaps_flags, parse_maps, Mapping, RegionKind, Selection};
 use crate::pagemap::{resident_runs, PageMap};
 use crate::read::{MemReader, PageRead};
@@ -23,6 +24,7 @@ use crate::snapshot::writer::SnapshotWriter;
 use crate::snapshot::PageCounts;
 use crate::target::{process_tree, Target};
 use crate::PAGE_SIZE;
+use std::path::Path;
 use std::time::Duration;
 
 /// The default sampling seed.
@@ -56,6 +58,10 @@ pub struct CaptureOptions {
     pub redact_secrets: bool,
     /// Only capture pages in `[start, end)` (mainly for tests and debugging).
     pub address_range: Option<(u64, u64)>,
+    /// Cold pages only: before each sample, mark the target's pages idle
+    /// ([`crate::idle`]), wait this long, and take only the pages nothing
+    /// touched meanwhile. Needs root and idle page tracking.
+    pub cold_after: Option<Duration>,
 }
 
 impl Default for CaptureOptions {
@@ -71,6 +77,7 @@ impl Default for CaptureOptions {
             seed: DEFAULT_SEED,
             redact_secrets: false,
             address_range: None,
+            cold_after: None,
         }
     }
 }
@@ -124,6 +131,11 @@ pub struct SampleReport {
     pub interrupted: bool,
     /// Page accounting of this sample.
     pub counts: PageCounts,
+    /// With `cold_after`: resident pages touched during the wait (not read).
+    pub hot: u64,
+    /// With `cold_after`: resident pages left untouched (read, and counted
+    /// in `counts`).
+    pub cold: u64,
 }
 
 type Held = (usize, u64, RegionKind, Vec<u8>);
@@ -146,6 +158,8 @@ pub struct Capturer {
     pause_max: Duration,
     pause_total: Duration,
     progress: Option<ProgressFn>,
+    hot: u64,
+    cold: u64,
 }
 
 impl std::fmt::Debug for Capturer {
@@ -174,6 +188,40 @@ impl ProcState<'_> {
         }
         self.sink.page(addr, region, data)
     }
+}
+
+/// The parts of `runs` (first index, length) whose page frames are still
+/// idle; the other pages are counted hot in `report`, these cold.
+fn cold_runs(
+    entries: &[u64],
+    runs: &[(usize, usize)],
+    bitmap: &IdleBitmap,
+    report: &mut SampleReport,
+) -> Result<Vec<(usize, usize)>> {
+    let mut out = Vec::new();
+    for &(first, len) in runs {
+        let pfns: Vec<u64> = entries[first..first + len]
+            .iter()
+            .map(|e| e & crate::pagemap::PM_PFN_MASK)
+            .collect();
+        let idle = bitmap.idle(&pfns)?;
+        let mut start = None;
+        for (i, &is_idle) in idle.iter().enumerate() {
+            if is_idle {
+                report.cold += 1;
+                start.get_or_insert(first + i);
+            } else {
+                report.hot += 1;
+                if let Some(s) = start.take() {
+                    out.push((s, first + i - s));
+                }
+            }
+        }
+        if let Some(s) = start {
+            out.push((s, first + len - s));
+        }
+    }
+    Ok(out)
 }
 
 /// Store one chosen page, unless secret redaction drops it.
@@ -207,7 +255,14 @@ impl Capturer {
             pause_max: Duration::ZERO,
             pause_total: Duration::ZERO,
             progress: None,
+            hot: 0,
+            cold: 0,
         }
+    }
+
+    /// Pages found hot and cold over all samples (with `cold_after`).
+    pub fn hot_cold(&self) -> (u64, u64) {
+        (self.hot, self.cold)
     }
 
     /// Call `f` after each mapping is read.
@@ -252,6 +307,26 @@ impl Capturer {
             vec![pid]
         };
         let mut report = SampleReport::default();
+        let idle = match self.opts.cold_after {
+            Some(wait) => {
+                let bitmap = IdleBitmap::open(Path::new(PAGE_IDLE_BITMAP))?;
+                for &p in &pids {
+                    match self.mark_idle(p, &bitmap) {
+                        Ok(()) => {}
+                        Err(e) if p == pid => return Err(e),
+                        Err(_) => {} // a descendant gone or unreadable: found again below
+                    }
+                }
+                let until = std::time::Instant::now() + wait;
+                while std::time::Instant::now() < until && !crate::interrupt::interrupted() {
+                    std::thread::sleep(
+                        Duration::from_millis(50).min(until - std::time::Instant::now()),
+                    );
+                }
+                Some(bitmap)
+            }
+            None => None,
+        };
         let rng = self
             .rng
             .take()
@@ -269,7 +344,7 @@ impl Capturer {
                 report.interrupted = true;
                 break;
             }
-            match self.capture_process(p, &mut sampler, &mut st, &mut report) {
+            match self.capture_process(p, idle.as_ref(), &mut sampler, &mut st, &mut report) {
                 Ok(()) => report.processes += 1,
                 Err(e) if i == 0 => {
                     result = Err(e);
@@ -295,14 +370,53 @@ impl Capturer {
             )?;
         }
         self.counts.add(&report.counts);
+        self.hot += report.hot;
+        self.cold += report.cold;
         self.samples += 1;
         self.pause_max = self.pause_max.max(report.pause_max);
         result.map(|()| report)
     }
 
+    /// Marks every capturable page of `pid` idle (the mappings capture
+    /// would read, the frames its page map names).
+    fn mark_idle(&self, pid: u32, bitmap: &IdleBitmap) -> Result<()> {
+        let target = Target::attach(pid)?;
+        let pagemap = PageMap::new(target.open_checked("pagemap")?);
+        let (maps, _bad) = parse_maps(&target.read_to_string("maps")?);
+        let zero_pfn = crate::pagemap::zero_page_pfn();
+        let mut entries = vec![0u64; CHUNK];
+        for m in &maps {
+            if !matches!(m.select(self.opts.include_file_private), Selection::Take(_)) {
+                continue;
+            }
+            let (mut addr, mut end) = (m.start, m.end);
+            if let Some((lo, hi)) = self.opts.address_range {
+                addr = addr.max(lo & !(PAGE_SIZE as u64 - 1));
+                end = end.min(hi);
+            }
+            while addr < end {
+                let n = (((end - addr) / PAGE_SIZE as u64) as usize).min(CHUNK);
+                let got = match pagemap.entries(addr, &mut entries[..n]) {
+                    Ok(0) | Err(_) => break,
+                    Ok(got) => got,
+                };
+                let pfns: Vec<u64> = entries[..got]
+                    .iter()
+                    .filter(|&&e| crate::pagemap::is_capturable(e, zero_pfn))
+                    .map(|&e| e & crate::pagemap::PM_PFN_MASK)
+                    .filter(|&pfn| pfn != 0)
+                    .collect();
+                bitmap.mark(&pfns)?;
+                addr += (got * PAGE_SIZE) as u64;
+            }
+        }
+        Ok(())
+    }
+
     fn capture_process(
         &mut self,
         pid: u32,
+        idle: Option<&IdleBitmap>,
         sampler: &mut Sampler<Held>,
         st: &mut ProcState<'_>,
         report: &mut SampleReport,
@@ -370,7 +484,11 @@ impl Capturer {
                     // Mapping vanished or unreadable page map: skip the rest of it.
                     Err(_) => break,
                 };
-                for (first, len) in resident_runs(&entries[..got], zero_pfn) {
+                let mut runs = resident_runs(&entries[..got], zero_pfn);
+                if let Some(bitmap) = idle {
+                    runs = cold_runs(&entries[..got], &runs, bitmap, report)?;
+                }
+                for (first, len) in runs {
                     let run_addr = addr + (first * PAGE_SIZE) as u64;
                     let bytes = &mut buf[..len * PAGE_SIZE];
                     mem.read_pages(run_addr, bytes, &mut status);
@@ -459,5 +577,31 @@ impl Capturer {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pagemap::PM_PRESENT;
+
+    #[test]
+    fn only_idle_frames_are_kept_and_the_rest_counted_hot() {
+        // A plain file stands in for the idle bitmap: frames 10, 11, 13 and
+        // 20 are idle, 12 and 21 were touched.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bitmap");
+        std::fs::write(&path, vec![0u8; 8]).unwrap();
+        let bitmap = IdleBitmap::open(&path).unwrap();
+        bitmap.mark(&[10, 11, 13, 20]).unwrap();
+        let entries: Vec<u64> = [10u64, 11, 12, 13, 0, 20, 21]
+            .iter()
+            .map(|&pfn| PM_PRESENT | pfn)
+            .collect();
+        // Two resident runs: pages 0..4 and 5..7.
+        let mut report = SampleReport::default();
+        let runs = cold_runs(&entries, &[(0, 4), (5, 2)], &bitmap, &mut report).unwrap();
+        assert_eq!(runs, [(0, 2), (3, 1), (5, 1)]);
+        assert_eq!((report.hot, report.cold), (2, 4));
     }
 }

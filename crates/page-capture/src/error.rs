@@ -38,6 +38,8 @@ pub enum ErrorKind {
     Spawn,
     /// A ptrace request (used by `--freeze`) failed.
     Ptrace,
+    /// The kernel lacks what the request needs (e.g. idle page tracking).
+    Unsupported,
 }
 
 /// An error from this crate: a kind, a one-line lower-case message that

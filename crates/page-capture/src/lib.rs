@@ -106,6 +106,7 @@ pub mod corpus;
 pub mod error;
 pub mod filter;
 pub mod freeze;
+pub mod idle;
 pub mod input;
 pub mod interrupt;
 pub mod maps;

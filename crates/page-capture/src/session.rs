@@ -165,6 +165,13 @@ pub fn base_metadata(
             0
         },
         redact_secrets: opts.redact_secrets,
+        // Counts are filled in at the end; the zeros reserve their place.
+        cold: opts.cold_after.map(|d| crate::snapshot::ColdPages {
+            method: crate::idle::METHOD.into(),
+            after_ms: d.as_millis() as u64,
+            hot: 0,
+            cold: 0,
+        }),
         end_reason: String::new(),
     }
 }
@@ -289,6 +296,8 @@ impl Loop<'_> {
             ptotal.as_nanos() as u64,
         );
         self.writer.set_end_reason(&reason);
+        let (hot, cold) = self.capturer.hot_cold();
+        self.writer.set_hot_cold(hot, cold);
         let h = self.writer.finish()?;
         Ok((h, self.reports, reason))
     }

@@ -10,6 +10,9 @@
 //!   never touched. Two extra threads block meanwhile.
 //! * `sleep-env`: prints its environment as sorted `K=V` lines, fills 16
 //!   pages, sleeps until killed.
+//! * `half-hot`: maps 256 pages of distinct patterns, prints
+//!   `READY region=HEX`, then reads the first 128 pages in a loop until
+//!   killed (the last 128 stay untouched: the cold-page test's workload).
 //! * `exit`: exits at once.
 //! * `try-capture PID`: tries one capture sample of PID and prints `OK` or
 //!   `ERR <kind> <message>`.
@@ -196,15 +199,37 @@ fn try_capture(pid: u32) {
     }
 }
 
+fn half_hot() {
+    const PAGES: usize = 256;
+    let p = map(PAGES, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE);
+    for i in 0..PAGES {
+        let page = pattern(i as u64);
+        // SAFETY: page `i` of the PAGES-page mapping made above.
+        unsafe { std::ptr::copy_nonoverlapping(page.as_ptr(), p.add(i * PAGE_SIZE), PAGE_SIZE) };
+    }
+    println!("READY region={:x}", p as u64);
+    std::io::stdout().flush().unwrap();
+    let mut sum = 0u64;
+    loop {
+        for i in 0..PAGES / 2 {
+            // SAFETY: a byte of page `i < PAGES` of the mapping.
+            sum = sum.wrapping_add(unsafe { std::ptr::read_volatile(p.add(i * PAGE_SIZE)) } as u64);
+        }
+        std::hint::black_box(sum);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("hold") => hold(),
         Some("sleep-env") => sleep_env(),
         Some("exit") => {}
+        Some("half-hot") => half_hot(),
         Some("try-capture") => try_capture(args[2].parse().expect("pid")),
         _ => {
-            eprintln!("usage: cannery-capture-testee hold|sleep-env|exit|try-capture PID");
+            eprintln!("usage: cannery-capture-testee hold|sleep-env|half-hot|exit|try-capture PID");
             std::process::exit(2);
         }
     }

@@ -49,6 +49,8 @@ pub struct FileSummary {
     pub bytes_on_disk: u64,
     /// Stored pages × 4096.
     pub bytes_uncompressed: u64,
+    /// Set for a cold-page capture: the method and the hot/cold counts.
+    pub cold: Option<crate::snapshot::ColdPages>,
 }
 
 /// Summary of one workload.
@@ -108,7 +110,20 @@ impl CorpusSummary {
             "{:<24} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10}\n",
             "workload", "files", "samples", "pages", "zero", "same", "dup", "disk MiB", "pause ms"
         );
+        let mut cold_lines = String::new();
         for w in &self.workloads {
+            for f in &w.files {
+                if let Some(c) = &f.cold {
+                    cold_lines += &format!(
+                        "{}: cold pages only ({}, untouched for {} ms): {} hot pages left out, {} cold\n",
+                        f.path.display(),
+                        c.method,
+                        c.after_ms,
+                        c.hot,
+                        c.cold
+                    );
+                }
+            }
             out += &format!(
                 "{:<24} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10.2} {:>10.2}\n",
                 w.name,
@@ -132,7 +147,7 @@ impl CorpusSummary {
             self.same_filled_pages,
             mib(self.bytes_on_disk)
         );
-        out
+        out + &cold_lines
     }
 }
 
@@ -181,6 +196,7 @@ pub fn summarize_file(path: &Path) -> Result<FileSummary> {
         pause_total_ms: h.pause_total_ns as f64 / 1e6,
         bytes_on_disk,
         bytes_uncompressed: stored * PAGE_SIZE as u64,
+        cold: h.meta.cold.clone(),
     })
 }
 

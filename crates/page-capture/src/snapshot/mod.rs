@@ -137,6 +137,23 @@ pub struct Metadata {
     pub redact_secrets: bool,
     /// How the capture ended (e.g. "completed", "workload exited", "interrupted").
     pub end_reason: String,
+    /// Set when only cold pages were captured (`--cold-after`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cold: Option<ColdPages>,
+}
+
+/// How a cold-page capture chose its pages, and what it found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ColdPages {
+    /// How accesses were detected (`page_idle`: the kernel's idle bitmap).
+    pub method: String,
+    /// How long pages had to stay untouched, milliseconds.
+    pub after_ms: u64,
+    /// Resident pages touched during the wait (not captured), all samples.
+    pub hot: u64,
+    /// Resident pages left untouched (the ones captured from), all samples.
+    pub cold: u64,
 }
 
 /// Everything before the records: fixed fields plus metadata.

@@ -189,6 +189,15 @@ impl SnapshotWriter {
         self.header.counts = counts;
     }
 
+    /// Records the hot and cold page counts of a cold-page capture (its
+    /// metadata must have been created with `cold` set).
+    pub fn set_hot_cold(&mut self, hot: u64, cold: u64) {
+        if let Some(c) = &mut self.header.meta.cold {
+            c.hot = hot;
+            c.cold = cold;
+        }
+    }
+
     /// Set the number of samples taken and pause figures.
     pub fn set_samples(&mut self, samples: u64, pause_max_ns: u64, pause_total_ns: u64) {
         self.header.samples = samples;

@@ -6,8 +6,9 @@
 //! by the caller (`cannery_capture::interrupt`), so they restore too.
 //!
 //! What it can change: files below the [`System`] root (zswap's parameters,
-//! `vm.page-cluster`), and one kind of swap state: a swap file it creates,
-//! formats and enables, then disables and deletes. Nothing else.
+//! `vm.page-cluster`), one kind of swap state (a swap file it creates,
+//! formats and enables, then disables and deletes) and one mount (debugfs,
+//! mounted where nothing was, unmounted afterwards). Nothing else.
 
 use std::fs;
 use std::io;
@@ -23,6 +24,8 @@ enum Change {
     Write { rel: String, old: String },
     /// A swap file was created (and maybe enabled).
     SwapFile { path: PathBuf, enabled: bool },
+    /// debugfs was mounted at `path` (where nothing was mounted).
+    Mount { path: PathBuf },
 }
 
 /// Remembers each change and undoes them all, newest first.
@@ -44,11 +47,11 @@ impl Restore {
 
     /// Writes `value` to the file `rel` below the root, remembering what it
     /// held before the guard first changed it; nothing is written (or
-    /// remembered) when it already holds `value`.
-    pub fn set(&mut self, rel: &str, value: &str) -> io::Result<()> {
+    /// remembered) when it already holds `value`. True when it wrote.
+    pub fn set(&mut self, rel: &str, value: &str) -> io::Result<bool> {
         let old = self.system.read(rel)?;
         if old == value {
-            return Ok(());
+            return Ok(false);
         }
         fs::write(self.system.path(rel), value).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot write {value:?} to /{rel}: {e}"))
@@ -63,7 +66,7 @@ impl Restore {
                 old,
             });
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Creates a swap file of `bytes` at `path` (which must not exist),
@@ -105,6 +108,16 @@ impl Restore {
         Ok(())
     }
 
+    /// Mounts debugfs at `path` (`mount -t debugfs none PATH`); undone by
+    /// `umount PATH`. The caller checks that nothing is mounted there.
+    pub fn mount_debugfs(&mut self, path: &Path) -> io::Result<()> {
+        run("mount", &["-t", "debugfs", "none"], path)?;
+        self.changes.push(Change::Mount {
+            path: path.to_path_buf(),
+        });
+        Ok(())
+    }
+
     /// What the guard will undo, oldest first, as readable lines.
     pub fn describe(&self) -> Vec<String> {
         self.changes
@@ -112,6 +125,7 @@ impl Restore {
             .map(|c| match c {
                 Change::Write { rel, old } => format!("/{rel} back to {old}"),
                 Change::SwapFile { path, .. } => format!("swapoff and delete {}", path.display()),
+                Change::Mount { path } => format!("umount {}", path.display()),
             })
             .collect()
     }
@@ -136,6 +150,11 @@ impl Restore {
                     }
                     if let Err(e) = fs::remove_file(&path) {
                         failed.push(format!("cannot delete {}: {e}", path.display()));
+                    }
+                }
+                Change::Mount { path } => {
+                    if let Err(e) = run("umount", &[], &path) {
+                        failed.push(e.to_string());
                     }
                 }
             }
@@ -242,7 +261,7 @@ mod tests {
     fn unchanged_values_are_not_remembered_and_missing_files_fail() {
         let (_d, s) = tree();
         let mut g = Restore::new(s.clone());
-        g.set(&format!("{PARAMETERS}/compressor"), "lzo").unwrap();
+        assert!(!g.set(&format!("{PARAMETERS}/compressor"), "lzo").unwrap());
         assert!(g.describe().is_empty());
         assert!(g.set(&format!("{PARAMETERS}/nope"), "1").is_err());
         assert!(g.describe().is_empty());

@@ -48,6 +48,18 @@ pub enum SameFilledRule {
 }
 
 impl SameFilledRule {
+    /// What the rule means, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SameFilledRule::ZeroMap => {
+                "zero pages kept in swap's zero map, not zswap (Linux 6.12 and later)"
+            }
+            SameFilledRule::Zswap => {
+                "same-filled pages kept by zswap as a value (before Linux 6.12)"
+            }
+        }
+    }
+
     /// The rule of the kernel whose counters these are.
     pub fn of(counters: &Counters) -> SameFilledRule {
         if counters.has("same_filled_pages") {

@@ -33,12 +33,14 @@ pub struct KernelRow {
 }
 
 impl KernelRow {
-    /// A row, with the errors worked out.
+    /// A row, with the errors worked out; `shared_pool` as the session
+    /// found it (see [`KernelRow::shared_pool`]).
     pub fn new(
         compressor: &str,
         workload: &str,
         measured: Measurement,
         predicted: Option<Prediction>,
+        shared_pool: bool,
     ) -> KernelRow {
         let pool_error = predicted.as_ref().and_then(|p| {
             (measured.pool_bytes > 0).then(|| {
@@ -48,7 +50,6 @@ impl KernelRow {
         let stored_error = predicted
             .as_ref()
             .map(|p| p.stored as i64 - measured.stored);
-        let shared_pool = measured.stored_before > 0;
         KernelRow {
             shared_pool,
             compressor: compressor.to_string(),
@@ -108,11 +109,11 @@ impl KernelReport {
     pub fn render_markdown(&self) -> String {
         let mut s = format!(
             "Linux {}, {} pages per `MADV_PAGEOUT`, `vm.page-cluster` {} (one page per swap-in at 0), \
-             zero pages: {:?} rule. Pool = growth of zswap's `pool_total_size`; ratio = pages stored × 4096 / pool. \
+             {}. Pool = growth of zswap's `pool_total_size`; ratio = pages stored × 4096 / pool. \
              Times are per page: a page-out call's time over its pages, and one fault each on swap-in. \
              `sim` is `cannery zswap-sim`'s model for the same pages (fresh zsmalloc pool); `*` marks rows that \
              began with other processes' pages in zswap.\n\n",
-            self.kernel_release, self.batch, self.page_cluster, self.same_filled_rule
+            self.kernel_release, self.batch, self.page_cluster, self.same_filled_rule.describe()
         );
         s.push_str("| compressor | workload | pages | stored | stored raw | rejected | pool KiB | ratio | sim pool KiB | sim error | page-out µs p50 | p99 | swap-in µs p50 | p99 | differing pages |\n");
         s.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -173,8 +174,12 @@ impl fmt::Display for KernelReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "real zswap, Linux {} ({:?} rule for zero pages), corpus {}, {} pages per MADV_PAGEOUT, vm.page-cluster {}",
-            self.kernel_release, self.same_filled_rule, self.corpus, self.batch, self.page_cluster
+            "real zswap, Linux {}, corpus {}, {} pages per MADV_PAGEOUT, vm.page-cluster {}; {}",
+            self.kernel_release,
+            self.corpus,
+            self.batch,
+            self.page_cluster,
+            self.same_filled_rule.describe()
         )?;
         writeln!(
             f,
@@ -307,13 +312,11 @@ mod tests {
 
     #[test]
     fn errors_are_relative_to_the_kernel() {
-        let r = KernelRow::new("deflate", "w", m(40960, 10), Some(p(41984, 10)));
+        let r = KernelRow::new("deflate", "w", m(40960, 10), Some(p(41984, 10)), false);
         assert!((r.pool_error.unwrap() - 0.025).abs() < 1e-12);
         assert_eq!(r.stored_error, Some(0));
-        let none = KernelRow::new("lzo-rle", "w", m(40960, 10), None);
-        let mut shared_m = m(40960, 10);
-        shared_m.stored_before = 3;
-        let shared = KernelRow::new("deflate", "v", shared_m, Some(p(81920, 10)));
+        let none = KernelRow::new("lzo-rle", "w", m(40960, 10), None, false);
+        let shared = KernelRow::new("deflate", "v", m(40960, 10), Some(p(81920, 10)), true);
         assert!(shared.shared_pool);
         assert_eq!((none.pool_error, none.stored_error), (None, None));
         let report = KernelReport {

@@ -14,7 +14,7 @@ use cannery_codec::constants::PAGE_SIZE;
 use super::guard::Restore;
 use super::measure::{self, measure, predict, SameFilledRule};
 use super::report::{KernelReport, KernelRow};
-use super::sysfs::{System, PAGE_CLUSTER, PARAMETERS};
+use super::sysfs::{System, DEBUGFS_MOUNT, PAGE_CLUSTER, PARAMETERS};
 use super::KernelError;
 
 /// Spare swap beyond the largest workload.
@@ -95,10 +95,10 @@ pub fn preflight(system: &System, setup: bool, largest: usize) -> Vec<Need> {
         });
         return needs;
     }
-    if !system.debugfs_mounted() {
+    if !setup && !system.debugfs_mounted() {
         needs.push(Need {
             what: "debugfs, where zswap's counters are".into(),
-            fix: "mount -t debugfs none /sys/kernel/debug".into(),
+            fix: "mount -t debugfs none /sys/kernel/debug   (or pass --setup, which unmounts it afterwards)".into(),
         });
     }
     let enabled = system.zswap_enabled().unwrap_or(false);
@@ -195,6 +195,13 @@ pub fn run_session(
     }
     let mut guard = Restore::new(system.clone());
     if opts.setup {
+        if !system.debugfs_mounted() {
+            let at = system.path(DEBUGFS_MOUNT);
+            progress(&format!("setup: mount debugfs on {}", at.display()));
+            guard
+                .mount_debugfs(&at)
+                .map_err(KernelError::io("mounting debugfs"))?;
+        }
         let needed = swap_needed(largest);
         let free: u64 = system
             .swaps()
@@ -226,7 +233,7 @@ pub fn run_session(
     let rule = SameFilledRule::of(&counters);
     let mut rows = Vec::new();
     for compressor in &opts.compressors {
-        guard
+        let switched = guard
             .set(&format!("{PARAMETERS}/compressor"), compressor)
             .map_err(|e| KernelError::Io {
                 what: format!(
@@ -235,6 +242,17 @@ pub fn run_session(
                 ),
                 source: e,
             })?;
+        // A new compressor gets a new pool: entries zswap holds now are in
+        // the old ones and share no zspage with ours. Without a switch, any
+        // entry is in our pool.
+        let foreign_elsewhere = if switched {
+            system
+                .counters()
+                .map_err(KernelError::io("reading zswap's counters"))?
+                .get("stored_pages")
+        } else {
+            0
+        };
         // A model this build lacks (kernel-lzo without the `lzo` feature)
         // means no prediction, not a failed session.
         let model = measure::model_of(compressor)
@@ -249,7 +267,10 @@ pub fn run_session(
                 (Some(m), true) => Some(predict(pages, m, rule).map_err(KernelError::Model)?),
                 _ => None,
             };
-            rows.push(KernelRow::new(compressor, name, measured, predicted));
+            let shared = measured.stored_before > foreign_elsewhere;
+            rows.push(KernelRow::new(
+                compressor, name, measured, predicted, shared,
+            ));
         }
     }
     let changed = guard.describe();
@@ -330,6 +351,8 @@ mod tests {
         let (_d, s) = tree("Y", 1 << 20);
         fs::remove_dir_all(s.path("sys/kernel/debug/zswap")).unwrap();
         assert!(preflight(&s, false, 10)[0].fix.contains("mount -t debugfs"));
+        // --setup mounts it (and unmounts it afterwards).
+        assert!(preflight(&s, true, 10).is_empty());
         fs::remove_dir_all(s.path("sys/module")).unwrap();
         let needs = preflight(&s, false, 10);
         assert!(needs[0].what.contains("has none"), "{needs:?}");
