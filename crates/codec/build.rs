@@ -1,8 +1,9 @@
 //! Build script of cannery-codec. Does nothing unless the `qpl` or `qat`
 //! feature is on; then it finds the installed library (pkg-config, or the
 //! `QPL_DIR` / `QATZIP_DIR` install prefix), generates Rust bindings for its
-//! C header with bindgen, and links it. Without the library the build fails
-//! with one message naming what to install. It never downloads or builds
+//! C header with bindgen, and links it (QPL) or records where it is for the
+//! run-time loader (QATzip). Without the library the build fails with one
+//! message naming what to install. It never downloads or builds
 //! QPL or QATzip.
 
 fn main() {
@@ -58,6 +59,31 @@ fn find(env_var: &str, pkg: &str, header: &str) -> Option<Found> {
     })
 }
 
+/// Runs bindgen on `header`; bindgen panics when it cannot load libclang,
+/// so that and its errors become one message naming the fix.
+#[cfg(any(feature = "qpl", feature = "qat"))]
+fn generate(builder: bindgen::Builder, header: &std::path::Path) -> bindgen::Bindings {
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || builder.generate()));
+    let _ = std::panic::take_hook();
+    match result {
+        Ok(Ok(bindings)) => bindings,
+        Ok(Err(e)) => fail(&format!("bindgen failed on {}: {e}", header.display())),
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            fail(&format!(
+                "bindgen could not run on {} ({why}); it needs libclang: \
+                 apt-get install libclang-dev (or set LIBCLANG_PATH)",
+                header.display()
+            ))
+        }
+    }
+}
+
 #[cfg(any(feature = "qpl", feature = "qat"))]
 fn fail(msg: &str) -> ! {
     eprintln!("error: {msg}");
@@ -88,19 +114,15 @@ mod qpl {
         let header = found.include.join("qpl/qpl.h");
         println!("cargo:rerun-if-changed={}", header.display());
         let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-        let bindings = bindgen::Builder::default()
+        let builder = bindgen::Builder::default()
             .header(header.to_string_lossy())
             .clang_arg(format!("-I{}", found.include.display()))
             .allowlist_function("qpl_.*")
             .allowlist_type("qpl_.*|allocator_t")
             .allowlist_var("QPL_.*")
             .prepend_enum_name(false)
-            .layout_tests(false)
-            .generate()
-            .unwrap_or_else(|e| {
-                super::fail(&format!("bindgen failed on {}: {e}", header.display()))
-            });
-        bindings
+            .layout_tests(false);
+        super::generate(builder, &header)
             .write_to_file(out.join("qpl_bindings.rs"))
             .expect("write qpl_bindings.rs");
         write_status_names(
@@ -157,25 +179,52 @@ mod qat {
                  needs libclang (e.g. apt-get install libclang-dev)",
             );
         };
-        for d in &found.lib_dirs {
-            println!("cargo:rustc-link-search=native={}", d.display());
-        }
-        println!("cargo:rustc-link-lib=qatzip");
+        // Not linked: the backend loads libqatzip at run time. Where the
+        // build found it is the last place the loader tries.
+        let lib_dir = found
+            .lib_dirs
+            .iter()
+            .find(|d| d.join("libqatzip.so").exists())
+            .unwrap_or_else(|| {
+                super::fail(&format!(
+                    "QATzip's header is in {} but no libqatzip.so is in {:?}",
+                    found.include.display(),
+                    found.lib_dirs
+                ))
+            });
+        println!(
+            "cargo:rustc-env=CANNERY_QATZIP_LIB_DIR={}",
+            lib_dir.display()
+        );
+        // The version its pkg-config file gives, for `cannery backends`.
+        let version = std::fs::read_to_string(lib_dir.join("pkgconfig/qatzip.pc"))
+            .ok()
+            .and_then(|pc| {
+                pc.lines()
+                    .find_map(|l| l.strip_prefix("Version:").map(|v| v.trim().to_string()))
+            })
+            .unwrap_or_else(|| "(version unknown)".into());
+        println!("cargo:rustc-env=CANNERY_QATZIP_VERSION={version}");
         let header = found.include.join("qatzip.h");
         println!("cargo:rerun-if-changed={}", header.display());
         let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-        bindgen::Builder::default()
+        let builder = bindgen::Builder::default()
             .header(header.to_string_lossy())
             .clang_arg(format!("-I{}", found.include.display()))
-            .allowlist_function("qz.*")
+            // Only what the backend calls: the header also declares
+            // functions some builds do not export (qzCompressCrc64), and
+            // the loader resolves every function it is given.
+            .allowlist_function(
+                "qz(Init|SetupSessionDeflate|GetDefaultsDeflate|CompressExt|DecompressExt\
+                 |TeardownSession|Close|SetLogLevel)",
+            )
             .allowlist_type("Qz.*")
-            .allowlist_var("QZ_.*")
+            .allowlist_var("QZ_.*|LOG_.*")
+            .dynamic_library_name("QatZipLib")
+            .dynamic_link_require_all(true)
             .prepend_enum_name(false)
-            .layout_tests(false)
-            .generate()
-            .unwrap_or_else(|e| {
-                super::fail(&format!("bindgen failed on {}: {e}", header.display()))
-            })
+            .layout_tests(false);
+        super::generate(builder, &header)
             .write_to_file(out.join("qat_bindings.rs"))
             .expect("write qat_bindings.rs");
     }

@@ -1,16 +1,24 @@
 //! The `qat` backend (cargo feature `qat`): QATzip through bindings that
-//! bindgen generates at build time from the installed `qatzip.h`.
+//! bindgen generates at build time from the installed `qatzip.h`, with
+//! `libqatzip` loaded at run time (so a build with the feature runs, and
+//! says the library is missing, where it is absent).
 //!
 //! One session, raw deflate (`QZ_DEFLATE_RAW`), dynamic Huffman headers,
 //! software backup enabled. QAT cannot compress with a caller's table
 //! (docs/canned-format.md §6.3), so it compresses in dynamic mode only; it
 //! decompresses fixed, dynamic and canned streams, the latter with the
-//! table's header put in front ([`super::canned_to_deflate`]). Whether
-//! QAT hardware or QATzip's zlib fallback ran is read per job from the
-//! extended return code (`QZ_SW_EXECUTION`) and reported by
-//! [`Backend::last_path`]. Requests below QATzip's input threshold go to
-//! software by design. This is the only module (with `qpl`) allowed to use
-//! `unsafe`.
+//! table's header put in front ([`super::canned_to_deflate`]).
+//!
+//! Three states, told apart when the backend opens: a QAT device
+//! (`hw_session_status` is `QZ_OK`: path `hardware`); QATzip with no device
+//! (`QZ_NO_HW` and kin: path `software`, every job QATzip's own software
+//! deflate, which is zlib, not the accelerator); no library (the backend is
+//! unavailable, with the reason). With a device, each job's path is read
+//! from its extended return code (`QZ_SW_EXECUTION`: QATzip sends requests
+//! below its input threshold to software by design) and reported by
+//! [`Backend::last_path`]. QATzip's own log lines are switched off: the
+//! states above say what they said. This is the only module (with `qpl`)
+//! allowed to use `unsafe`.
 
 use super::{
     as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,
@@ -36,6 +44,62 @@ mod ffi {
 
 /// `QZ_SW_EXECUTION_MASK` from qatzip.h: set in `ext_rc` when software ran the job.
 const SW_EXECUTION_MASK: u64 = 1 << 4;
+
+/// Where the loader looks for libqatzip, in order: the runtime library by
+/// soname, the development link, and the directory the build found it in.
+fn library_candidates() -> Vec<String> {
+    vec![
+        "libqatzip.so.3".into(),
+        "libqatzip.so".into(),
+        format!("{}/libqatzip.so", env!("CANNERY_QATZIP_LIB_DIR")),
+    ]
+}
+
+/// libqatzip, loaded once per process; the error says what was tried.
+fn library() -> Result<&'static ffi::QatZipLib, String> {
+    static LIB: std::sync::OnceLock<Result<ffi::QatZipLib, String>> = std::sync::OnceLock::new();
+    LIB.get_or_init(|| {
+        let mut tried = Vec::new();
+        for name in library_candidates() {
+            // SAFETY: loading libqatzip runs its (and qatlib's) ELF
+            // initialisers, which take no arguments and have no
+            // preconditions; every symbol is resolved here, with the
+            // signatures bindgen read from the same library's qatzip.h.
+            match unsafe { ffi::QatZipLib::new(&name) } {
+                Ok(lib) => return Ok(lib),
+                Err(e) => tried.push(format!("{name}: {e}")),
+            }
+        }
+        Err(format!(
+            "libqatzip could not be loaded ({}); install QATzip and qatlib \
+             (README: \"QAT\"), or add their lib directory to LD_LIBRARY_PATH",
+            tried.join("; ")
+        ))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// The path a session's `hw_session_status` means, or the error it is.
+fn path_of_status(status: i64) -> Result<(ExecPath, Option<String>), i32> {
+    match status {
+        0 | 1 => Ok((ExecPath::Hardware, None)),
+        // A device, and no software engine to fall back on.
+        -105 => Ok((
+            ExecPath::Hardware,
+            Some("QAT device; QATzip has no software backup (QZ_NO_SW_AVAIL)".into()),
+        )),
+        11..=14 => Ok((
+            ExecPath::Software,
+            Some(format!(
+                "QATzip present, no usable QAT device ({}): every job runs QATzip's \
+                 software fallback (zlib deflate), not the accelerator",
+                code_name(status as i32)
+            )),
+        )),
+        other => Err(other as i32),
+    }
+}
 
 /// The C name of a QATzip return code.
 fn code_name(code: i32) -> &'static str {
@@ -80,6 +144,7 @@ fn qz_err(call: &'static str, code: i32) -> BackendError {
 
 /// QATzip as a backend.
 pub struct Qat {
+    lib: &'static ffi::QatZipLib,
     caps: Capabilities,
     /// Boxed: QATzip keeps the session's address.
     sess: Box<ffi::QzSession_T>,
@@ -95,28 +160,27 @@ impl std::fmt::Debug for Qat {
 }
 
 impl Qat {
-    /// Opens a raw-deflate QATzip session (hardware if present, else its
-    /// software fallback).
+    /// Opens a raw-deflate QATzip session: on a QAT device if there is
+    /// one, else in QATzip's software fallback (said in the path note).
+    /// Unavailable when libqatzip cannot be loaded.
     pub fn open() -> Result<Qat, BackendError> {
+        let lib = library().map_err(|reason| BackendError::Unavailable {
+            backend: "qat",
+            reason,
+        })?;
+        // SAFETY: a plain setter of QATzip's global log level.
+        unsafe { lib.qzSetLogLevel(ffi::LOG_NONE) };
         // SAFETY: QzSession_T is a plain C struct; QATzip expects it zeroed.
         let mut sess: Box<ffi::QzSession_T> = Box::new(unsafe { std::mem::zeroed() });
         // SAFETY: `sess` is a valid, zeroed session that outlives the backend.
-        let rc = unsafe { ffi::qzInit(&mut *sess, 1) };
-        let (path, note) = match rc {
-            0 | 1 => (ExecPath::Hardware, None),
-            11..=13 => (
-                ExecPath::Software,
-                Some(format!(
-                    "no QAT hardware ({}); QATzip's software fallback runs",
-                    code_name(rc)
-                )),
-            ),
-            _ => return Err(qz_err("qzInit", rc)),
-        };
+        let rc = unsafe { lib.qzInit(&mut *sess, 1) };
+        if !matches!(rc, 0 | 1 | 11..=14 | -105) {
+            return Err(qz_err("qzInit", rc));
+        }
         // SAFETY: params is a plain C struct filled in by qzGetDefaultsDeflate.
         let mut params: ffi::QzSessionParamsDeflate_T = unsafe { std::mem::zeroed() };
         // SAFETY: `params` is a valid out-pointer.
-        let rc = unsafe { ffi::qzGetDefaultsDeflate(&mut params) };
+        let rc = unsafe { lib.qzGetDefaultsDeflate(&mut params) };
         if rc != 0 {
             return Err(qz_err("qzGetDefaultsDeflate", rc));
         }
@@ -125,11 +189,25 @@ impl Qat {
         params.common_params.direction = ffi::QZ_DIR_BOTH;
         params.common_params.sw_backup = 1;
         // SAFETY: `sess` was initialised by qzInit; `params` is valid.
-        let rc = unsafe { ffi::qzSetupSessionDeflate(&mut *sess, &mut params) };
-        if rc != 0 && !(11..=13).contains(&rc) {
+        let rc = unsafe { lib.qzSetupSessionDeflate(&mut *sess, &mut params) };
+        if !matches!(rc, 0 | 1 | 11..=14 | -105) {
             return Err(qz_err("qzSetupSessionDeflate", rc));
         }
+        // Both calls answer QZ_OK with sw_backup even without a device, and
+        // a job's extended return code does not flag software either (seen
+        // with QATzip 1.3.1): the session status, set by the setup, is
+        // what says which engine will run.
+        let (path, note) = path_of_status(sess.hw_session_stat as i64)
+            .map_err(|code| qz_err("qzSetupSessionDeflate (session status)", code))?;
+        // QATzip 1.3.1 answers its version-list calls with "not supported
+        // yet", so the version is the one the build found.
+        let built = format!("built against QATzip {}", env!("CANNERY_QATZIP_VERSION"));
+        let note = Some(match note {
+            Some(n) => format!("{n}; {built}"),
+            None => built,
+        });
         Ok(Qat {
+            lib,
             caps: Capabilities {
                 compress: vec![Mode::Dynamic],
                 decompress: ALL_MODES.to_vec(),
@@ -144,12 +222,24 @@ impl Qat {
     }
 }
 
+impl Qat {
+    /// The engine that ran a job: software in the fallback state, else
+    /// what its extended return code says.
+    fn job_path(&self, ext: u64) -> ExecPath {
+        if self.caps.path == ExecPath::Software || ext & SW_EXECUTION_MASK != 0 {
+            ExecPath::Software
+        } else {
+            ExecPath::Hardware
+        }
+    }
+}
+
 impl Drop for Qat {
     fn drop(&mut self) {
         // SAFETY: the session was set up in `open` and is torn down once.
         unsafe {
-            ffi::qzTeardownSession(&mut *self.sess);
-            ffi::qzClose(&mut *self.sess);
+            self.lib.qzTeardownSession(&mut *self.sess);
+            self.lib.qzClose(&mut *self.sess);
         }
     }
 }
@@ -184,7 +274,7 @@ impl Backend for Qat {
         // SAFETY: src/dst pointers and lengths describe live buffers; the
         // session is set up.
         let rc = unsafe {
-            ffi::qzCompressExt(
+            self.lib.qzCompressExt(
                 &mut *self.sess,
                 page.as_ptr(),
                 &mut src_len,
@@ -204,11 +294,7 @@ impl Backend for Qat {
                 message: format!("qzCompress consumed {src_len} of {} bytes", page.len()),
             });
         }
-        self.last = if ext & SW_EXECUTION_MASK != 0 {
-            ExecPath::Software
-        } else {
-            ExecPath::Hardware
-        };
+        self.last = self.job_path(ext);
         out.truncate(dst_len as usize);
         Ok(outcome_of(out))
     }
@@ -221,13 +307,20 @@ impl Backend for Qat {
         out: &mut [u8],
     ) -> Result<usize, BackendError> {
         let data = as_deflate(mode, table, data)?;
+        if data.is_empty() {
+            // QATzip answers QZ_OK with no output; a stream has a final block.
+            return Err(BackendError::Rejected {
+                backend: "qat",
+                message: "empty stream (no final block)".into(),
+            });
+        }
         let mut src_len = data.len() as u32;
         let mut dst_len = out.len() as u32;
         let mut ext: u64 = 0;
         // SAFETY: src/dst pointers and lengths describe live buffers; the
         // session is set up.
         let rc = unsafe {
-            ffi::qzDecompressExt(
+            self.lib.qzDecompressExt(
                 &mut *self.sess,
                 data.as_ptr(),
                 &mut src_len,
@@ -246,11 +339,98 @@ impl Backend for Qat {
             }
             _ => return Err(qz_err("qzDecompress", rc)),
         }
-        self.last = if ext & SW_EXECUTION_MASK != 0 {
-            ExecPath::Software
-        } else {
-            ExecPath::Hardware
-        };
+        // QATzip answers QZ_OK when the output buffer fills before the
+        // stream ends, having consumed only part of it: that is a page cut
+        // short, not a page.
+        if (src_len as usize) < data.len() {
+            return Err(if dst_len as usize == out.len() {
+                BackendError::OutputLimit {
+                    backend: "qat",
+                    limit: out.len(),
+                }
+            } else {
+                BackendError::Rejected {
+                    backend: "qat",
+                    message: format!(
+                        "qzDecompress stopped after {src_len} of {} stream bytes",
+                        data.len()
+                    ),
+                }
+            });
+        }
+        self.last = self.job_path(ext);
         Ok(dst_len as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every return code qatzip.h defines, with its C name: the names the
+    /// backend reports must be the header's.
+    #[test]
+    fn every_code_is_named_as_the_header_names_it() {
+        macro_rules! codes {
+            ($($c:ident),* $(,)?) => { [$((ffi::$c as i32, stringify!($c))),*] };
+        }
+        let codes = codes![
+            QZ_OK,
+            QZ_DUPLICATE,
+            QZ_FORCE_SW,
+            QZ_PARAMS,
+            QZ_FAIL,
+            QZ_BUF_ERROR,
+            QZ_DATA_ERROR,
+            QZ_TIMEOUT,
+            QZ_INTEG,
+            QZ_NO_HW,
+            QZ_NO_MDRV,
+            QZ_NO_INST_ATTACH,
+            QZ_LOW_MEM,
+            QZ_LOW_DEST_MEM,
+            QZ_UNSUPPORTED_FMT,
+            QZ_NONE,
+            QZ_NOSW_NO_HW,
+            QZ_NOSW_NO_MDRV,
+            QZ_NOSW_NO_INST_ATTACH,
+            QZ_NOSW_LOW_MEM,
+            QZ_NO_SW_AVAIL,
+            QZ_NOSW_UNSUPPORTED_FMT,
+            QZ_POST_PROCESS_ERROR,
+            QZ_METADATA_OVERFLOW,
+            QZ_OUT_OF_RANGE,
+            QZ_NOT_SUPPORTED,
+        ];
+        for (code, name) in codes {
+            assert_eq!(code_name(code), name, "code {code}");
+        }
+        assert_eq!(code_name(12345), "unknown");
+        assert_eq!(SW_EXECUTION_MASK, ffi::QZ_SW_EXECUTION_MASK as u64);
+    }
+
+    #[test]
+    fn session_status_decides_the_path_and_never_claims_hardware_without_it() {
+        assert_eq!(path_of_status(0), Ok((ExecPath::Hardware, None)));
+        for code in [
+            ffi::QZ_NO_HW,
+            ffi::QZ_NO_MDRV,
+            ffi::QZ_NO_INST_ATTACH,
+            ffi::QZ_LOW_MEM,
+        ] {
+            let (path, note) = path_of_status(code as i64).unwrap();
+            assert_eq!(path, ExecPath::Software);
+            let note = note.unwrap();
+            assert!(note.contains(code_name(code as i32)) && note.contains("not the accelerator"));
+        }
+        // A device without a software backup is still the device.
+        assert_eq!(
+            path_of_status(ffi::QZ_NO_SW_AVAIL as i64).unwrap().0,
+            ExecPath::Hardware
+        );
+        // No software and no hardware, or a failure: an error, never a path.
+        for code in [ffi::QZ_NOSW_NO_HW, ffi::QZ_FAIL, ffi::QZ_NOSW_NO_MDRV] {
+            assert_eq!(path_of_status(code as i64), Err(code));
+        }
     }
 }

@@ -1,0 +1,186 @@
+//! The `qat` backend through QATzip itself (libqatzip and qatlib, built as
+//! README's "QAT" section says): session setup and teardown, pages at and
+//! around 4096 bytes, incompressible pages, canned mode refused, damaged
+//! streams and short output buffers, and QATzip's streams checked by zlib
+//! and cannery's inflater (and cannery's by QATzip) on the shipped corpus.
+//! Runs only with the `qat` feature; on a machine without a QAT device it
+//! exercises QATzip's software fallback, and checks the backend says so.
+//! Does not measure speed or ratio.
+
+#![cfg(feature = "qat")]
+
+mod common;
+
+use std::path::Path;
+
+use cannery_codec::backend::qat::Qat;
+use cannery_codec::backend::stress::{page, Kind, Rng};
+use cannery_codec::backend::{software::Software, Backend, BackendError, ExecPath};
+use cannery_codec::{Mode, Outcome, Table};
+
+/// QATzip's raw deflate stream of `page`.
+fn qat_compress(q: &mut Qat, page: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    match q.compress(Mode::Dynamic, None, page, &mut out).unwrap() {
+        Outcome::Compressed(n) => assert_eq!(n, out.len()),
+        Outcome::Incompressible => assert!(out.len() >= 4096),
+    }
+    out
+}
+
+fn qat_decompress(q: &mut Qat, mode: Mode, table: Option<&Table>, s: &[u8]) -> Vec<u8> {
+    let mut out = [0u8; 4096];
+    let n = q.decompress(mode, table, s, &mut out).unwrap();
+    out[..n].to_vec()
+}
+
+fn corpus_pages(per_workload: usize) -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/fleet-snapshots");
+    let corpus = cannery_capture::Corpus::open(&dir).expect("the shipped corpus");
+    let mut v = Vec::new();
+    for w in &corpus.workloads {
+        let pages = w.pages().expect("workload pages");
+        v.extend(pages.take(per_workload).map(|p| p.expect("page").data));
+    }
+    v
+}
+
+#[test]
+fn the_path_is_hardware_only_with_a_device() {
+    let q = Qat::open().unwrap();
+    let caps = q.capabilities();
+    let device = Path::new("/dev/qat_adf_ctl").exists();
+    if !device {
+        assert_eq!(caps.path, ExecPath::Software);
+        let note = caps.path_note.as_deref().unwrap();
+        assert!(
+            note.contains("QZ_NO_HW") && note.contains("not the accelerator"),
+            "{note}"
+        );
+    }
+    assert!(caps
+        .path_note
+        .as_deref()
+        .unwrap()
+        .contains("built against QATzip"));
+}
+
+#[test]
+fn sessions_open_and_close_repeatedly_and_side_by_side() {
+    let p = common::sample_pages().remove(0);
+    for _ in 0..20 {
+        let mut a = Qat::open().unwrap();
+        let mut b = Qat::open().unwrap();
+        let s = qat_compress(&mut a, &p);
+        assert_eq!(qat_decompress(&mut b, Mode::Dynamic, None, &s), p);
+        assert_eq!(common::zlib_inflate(&s), p);
+    }
+}
+
+#[test]
+fn sizes_at_and_around_a_page() {
+    let mut q = Qat::open().unwrap();
+    let mut rng = Rng::new(7);
+    let text = page(Kind::Words, &mut rng, None);
+    for len in [0usize, 1, 2, 255, 4095, 4096] {
+        let p = &text[..len];
+        let s = qat_compress(&mut q, p);
+        assert_eq!(common::zlib_inflate(&s), p, "len {len}");
+        assert_eq!(
+            qat_decompress(&mut q, Mode::Dynamic, None, &s),
+            p,
+            "len {len}"
+        );
+    }
+    let mut big = text.clone();
+    big.push(0);
+    assert!(matches!(
+        q.compress(Mode::Dynamic, None, &big, &mut Vec::new()),
+        Err(BackendError::InputTooLarge { len: 4097 })
+    ));
+    // A page's stream into a buffer one byte short is refused, not cut.
+    let s = qat_compress(&mut q, &text);
+    let mut short = [0u8; 4095];
+    assert!(
+        matches!(
+            q.decompress(Mode::Dynamic, None, &s, &mut short),
+            Err(BackendError::OutputLimit { limit: 4095, .. })
+        ),
+        "4096 bytes do not fit in 4095"
+    );
+}
+
+#[test]
+fn incompressible_pages_round_trip() {
+    let mut q = Qat::open().unwrap();
+    let mut rng = Rng::new(3);
+    let random = page(Kind::Random, &mut rng, None);
+    let mut out = Vec::new();
+    let outcome = q.compress(Mode::Dynamic, None, &random, &mut out).unwrap();
+    assert_eq!(outcome, Outcome::Incompressible, "{} bytes", out.len());
+    assert_eq!(common::zlib_inflate(&out), random);
+    assert_eq!(qat_decompress(&mut q, Mode::Dynamic, None, &out), random);
+}
+
+#[test]
+fn canned_compression_is_a_reported_limit() {
+    let mut q = Qat::open().unwrap();
+    let k = Table::kernel_2024();
+    assert!(!q.capabilities().compress.contains(&Mode::Canned));
+    let err = q
+        .compress(Mode::Canned, Some(&k), &[1u8; 4096], &mut Vec::new())
+        .unwrap_err();
+    assert!(matches!(err, BackendError::Unsupported { .. }), "{err}");
+}
+
+#[test]
+fn damaged_streams_are_errors_not_pages() {
+    let mut q = Qat::open().unwrap();
+    let p = common::sample_pages().remove(0);
+    let s = qat_compress(&mut q, &p);
+    let mut out = [0u8; 4096];
+    // Block type 3 is reserved: no decoder may accept it.
+    let mut reserved = s.clone();
+    reserved[0] |= 0b110;
+    assert!(q
+        .decompress(Mode::Dynamic, None, &reserved, &mut out)
+        .is_err());
+    // A stream cut short, or no stream at all, is an error.
+    for cut in [1, s.len() / 2, s.len() - 1, 0] {
+        let r = q.decompress(Mode::Dynamic, None, &s[..cut], &mut out);
+        assert!(r.is_err(), "cut at {cut} of {}: {r:?}", s.len());
+    }
+}
+
+#[test]
+fn qatzip_and_cannery_read_each_others_streams_on_the_shipped_corpus() {
+    let mut q = Qat::open().unwrap();
+    let mut sw = Software::new();
+    let k = Table::kernel_2024();
+    let pages = corpus_pages(40);
+    assert!(pages.len() >= 200, "{} pages", pages.len());
+    let mut checked = 0;
+    for p in &pages {
+        // QATzip's stream: zlib, cannery and QATzip read it back.
+        let s = qat_compress(&mut q, p);
+        assert_eq!(common::zlib_inflate(&s), *p);
+        let mut out = [0u8; 4096];
+        let n = sw.decompress(Mode::Dynamic, None, &s, &mut out).unwrap();
+        assert_eq!(&out[..n], &p[..]);
+        // cannery's fixed, dynamic and canned (header in front) streams:
+        // QATzip reads them back.
+        for (mode, table) in [
+            (Mode::Fixed, None),
+            (Mode::Dynamic, None),
+            (Mode::Canned, Some(&k)),
+        ] {
+            let mut s = Vec::new();
+            if let Outcome::Compressed(n) = sw.compress(mode, table, p, &mut s).unwrap() {
+                s.truncate(n);
+                assert_eq!(qat_decompress(&mut q, mode, table, &s), *p, "{mode:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= pages.len() * 2, "{checked} streams checked");
+}
