@@ -10,9 +10,22 @@ mod cli;
 use clap::{Parser, Subcommand};
 
 /// Canned-Huffman table trainer and deflate codec toolkit for Linux memory compression.
+///
+/// Reports go to standard output; status, warnings and progress bars (on a
+/// terminal) to standard error. Exit status: 0 success; 1 a finding (a
+/// failed check in validate or fuzz, a secret found by corpus
+/// scan-secrets, pages that came back different in zswap-sim or
+/// zswap-kernel); 2 an error (usage, input, I/O, a refused output); 130
+/// interrupted.
 #[derive(Parser)]
-#[command(name = "cannery", version, about, propagate_version = true)]
+#[command(name = "cannery", version = cli::version::VERSION, long_version = cli::version::LONG_VERSION, about, long_about, propagate_version = true)]
 struct Cli {
+    /// Say nothing on stderr but errors: no status lines, warnings or progress.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Say more on stderr (each step of long commands).
+    #[arg(short, long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -54,6 +67,10 @@ enum Command {
     ZswapKernel(cli::zswap_kernel::ZswapKernelArgs),
     /// Per-page speed and ratio of every mode and peer compressor on a corpus (markdown or JSON).
     Bench(cli::bench::BenchArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cli::version::CompletionsArgs),
+    /// Print the manual page (roff), e.g. `cannery man | man -l -`.
+    Man(cli::version::ManArgs),
 }
 
 fn main() {
@@ -61,6 +78,7 @@ fn main() {
     // quietly instead of a panic in println!.
     cannery_capture::interrupt::default_sigpipe();
     let cli = Cli::parse();
+    cli::out::set_level(cli.quiet, cli.verbose);
     let result = match cli.command {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Bench(args) => cli::bench::run(args),
@@ -78,6 +96,8 @@ fn main() {
         Command::Fuzz(args) => cli::fuzz::run(args),
         Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
         Command::ZswapKernel(args) => cli::zswap_kernel::run(args),
+        Command::Completions(args) => cli::version::completions::<Cli>(args),
+        Command::Man(args) => cli::version::man::<Cli>(args),
     };
     if let Err(err) = result {
         // Outputs are never replaced silently; say how to replace one.
@@ -91,6 +111,6 @@ fn main() {
             ""
         };
         eprintln!("cannery: {err:#}{hint}");
-        std::process::exit(1);
+        std::process::exit(cli::exit_status(&err));
     }
 }

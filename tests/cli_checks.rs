@@ -118,7 +118,11 @@ fn a_bare_corpus_name_is_found_from_a_subdirectory() {
         "--corpus",
         "no-such-corpus",
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a missing corpus is an input error"
+    );
     assert!(
         stderr(&o).contains("no corpora/no-such-corpus in the current directory or any parent"),
         "{}",
@@ -214,7 +218,7 @@ fn fuzz_refuses_to_compare_a_backend_with_itself_and_counts_what_it_ran() {
         "--iterations",
         "5",
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a usage error");
     assert!(
         stderr(&o).contains("nothing to compare software with"),
         "{}",

@@ -75,7 +75,7 @@ fn kernel_header_round_trips_through_table_import() {
     assert_eq!(
         stderr(&o),
         format!(
-            "imported table {} (canned) from {}\n",
+            "cannery: imported table {} (canned) from {}\n",
             back.id(),
             h.display()
         )
@@ -143,7 +143,7 @@ fn bad_names_and_unsafe_tables_are_refused_with_clear_messages() {
         "--name",
         "my-table",
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a refused input is exit status 2");
     assert_eq!(
         stderr(&o),
         "cannery: \"my-table\" is not a valid C identifier: only ASCII letters, digits and '_' are allowed\n"
@@ -155,7 +155,7 @@ fn bad_names_and_unsafe_tables_are_refused_with_clear_messages() {
     let tf = dir.path().join("bad.table.json");
     std::fs::write(&tf, t.to_json()).unwrap();
     let o = cannery(&["export", "kernel", "--table", s(&tf), "--name", "bad"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a refused input is exit status 2");
     assert_eq!(
         stderr(&o),
         format!(
@@ -180,7 +180,7 @@ fn import_of_a_tampered_header_names_the_symbol() {
         "-o",
         s(&dir.path().join("t.json")),
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a refused input is exit status 2");
     assert_eq!(
         stderr(&o),
         format!(
@@ -225,14 +225,14 @@ fn qpl_export_writes_counts_and_sidecar_and_refuses_what_qpl_would_change() {
     std::fs::write(&tf, long.to_json()).unwrap();
     let refused = dir.path().join("long.qpl");
     let o = cannery(&["export", "qpl", "--table", s(&tf), "-o", s(&refused)]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a refused input is exit status 2");
     let err = stderr(&o);
     assert!(err.contains("56-bit budget is exceeded"), "{err}");
     assert!(err.contains("13/12"), "{err}");
     assert!(!refused.exists());
 
     let o = cannery(&["export", "qpl", "--table", "kernel-2024", "-o", s(&refused)]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a refused input is exit status 2");
     assert!(
         stderr(&o).contains("distance symbols 24..=29 have no code"),
         "{}",
@@ -251,7 +251,7 @@ fn isal_export_and_its_refusals() {
     // kernel-2024 leaves distance symbols 24..=29 uncoded; the stock 32 KiB
     // igzip can emit them, so it is refused, saying why.
     let o = cannery(&["export", "isal", "--table", "kernel-2024", "--name", "k24"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a refused input is exit status 2");
     assert!(o.stdout.is_empty());
     assert!(
         stderr(&o).contains("distance symbols 24..=29 have no code"),
@@ -273,7 +273,7 @@ fn isal_export_and_its_refusals() {
     let tf = dir.path().join("long.table.json");
     std::fs::write(&tf, long_code_table().to_json()).unwrap();
     let o = cannery(&["export", "isal", "--table", s(&tf)]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a refused input is exit status 2");
     assert!(
         stderr(&o).contains("56-bit budget is exceeded"),
         "{}",

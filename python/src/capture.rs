@@ -121,6 +121,7 @@ pub fn capture<'py>(
             &out,
             Existing::replace_if(force),
             level,
+            &mut |_, _| {},
         );
         let interrupted = cannery_capture::interrupt::interrupted();
         cannery_capture::interrupt::reset();

@@ -67,10 +67,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         .with_context(|| format!("workload {}", w.name))?;
         match read {
             Some(b) => workloads.push(b),
-            None => eprintln!(
-                "cannery: workload {}: too few pages to train and measure, skipped",
+            None => crate::cli::out::warn(format!(
+                "workload {}: too few pages to train and measure, skipped",
                 w.name
-            ),
+            )),
         }
     }
     if workloads.is_empty() {
@@ -81,11 +81,17 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     let table = args.table.as_deref().map(super::load_table).transpose()?;
     let mut results: Vec<BenchResult> = Vec::new();
+    let bar = crate::cli::out::bar(workloads.len() as u64, "bench", "workloads");
     for w in &workloads {
         results.extend(bench_workload(w, table.as_ref(), args.reps, &mut |key| {
-            eprintln!("cannery: bench {} {key} ({} pages)", w.name, w.test.len());
+            bar.set_message(format!("{} {key}", w.name));
+            bar.suspend(|| {
+                crate::cli::out::detail(format!("bench {} {key} ({} pages)", w.name, w.test.len()))
+            });
         })?);
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&results)?);
         return Ok(());

@@ -136,6 +136,8 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
         count: args.count,
         interval: args.interval,
     };
+    let bar = crate::cli::out::bar(u64::from(args.count), "capture", "samples");
+    let mut progress = |done: u32, _count: u32| bar.set_position(u64::from(done));
     let report = match (args.pid, args.command.is_empty()) {
         (Some(pid), true) => session::capture_pid(
             pid,
@@ -145,6 +147,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
             &args.out,
             Existing::replace_if(args.force),
             args.level,
+            &mut progress,
         )?,
         (None, false) => {
             let spec = WorkloadSpec {
@@ -163,6 +166,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
                 &args.out,
                 Existing::replace_if(args.force),
                 args.level,
+                &mut progress,
             )
             .with_context(|| format!("capturing workload {:?}", spec.program))?
         }
@@ -171,6 +175,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
             bail!("nothing to capture: give --pid PID or a command after -- (see --help)")
         }
     };
+    bar.finish_and_clear();
     print_report(&args, &report)?;
     if report.end_reason == "interrupted" {
         // The snapshot is finalized; exit like an interrupted command.
@@ -181,7 +186,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
 
 fn print_report(args: &CaptureArgs, r: &SessionReport) -> anyhow::Result<()> {
     for line in r.status_lines(&args.out) {
-        eprintln!("cannery: {line}");
+        crate::cli::out::status(line);
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r.header)?);

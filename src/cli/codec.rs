@@ -104,13 +104,13 @@ pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
         });
         println!("{v}");
     } else {
-        eprintln!(
+        crate::cli::out::status(format!(
             "{} pages -> {} bytes (ratio {:.3}), {} incompressible (stored raw)",
             s.pages,
             s.stored_bytes,
             s.ratio(),
             s.incompressible_pages
-        );
+        ));
     }
     Ok(())
 }
@@ -136,6 +136,6 @@ pub fn decompress(args: DecompressArgs) -> anyhow::Result<()> {
     )
     .with_context(|| format!("decoding {}", args.input.display()))?;
     out.finish()?;
-    eprintln!("{records} records decoded");
+    crate::cli::out::status(format!("{records} records decoded"));
     Ok(())
 }

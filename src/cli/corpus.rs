@@ -40,10 +40,7 @@ pub struct ScanArgs {
 pub fn run(cmd: CorpusCommand) -> anyhow::Result<()> {
     match cmd {
         CorpusCommand::Info(a) => info(a),
-        CorpusCommand::ScanSecrets(a) => scan(a).map_err(|e| {
-            eprintln!("cannery: {e:#}");
-            std::process::exit(2)
-        }),
+        CorpusCommand::ScanSecrets(a) => scan(a),
     }
 }
 
@@ -75,22 +72,21 @@ fn scan(a: ScanArgs) -> anyhow::Result<()> {
     }
     if !found.is_empty() {
         let files: std::collections::BTreeSet<_> = found.iter().map(|f| &f.path).collect();
-        eprintln!(
-            "cannery: found {} secret-looking string(s) in {} file(s) under {}",
+        // Findings are exit status 1; an error (nothing scanned, I/O) is 2.
+        return Err(super::finding(format!(
+            "found {} secret-looking string(s) in {} file(s) under {}",
             found.len(),
             files.len(),
             a.path.display()
-        );
-        // Findings are exit status 1; an error (nothing scanned, I/O) is 2.
-        std::process::exit(1);
+        )));
     }
-    eprintln!(
-        "cannery: no secret-looking strings found under {} ({} corpus file(s), {} pages, {} \
+    crate::cli::out::status(format!(
+        "no secret-looking strings found under {} ({} corpus file(s), {} pages, {} \
          other file(s) scanned)",
         a.path.display(),
         report.corpus_files,
         report.pages,
         report.other_files
-    );
+    ));
     Ok(())
 }

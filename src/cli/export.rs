@@ -120,7 +120,7 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
             let opts = KernelOptions::new(a.name).with_api(a.api);
             let text = c_header::kernel_header(&table, &opts)?;
             if let Some(note) = c_header::api_note(&table, a.api) {
-                eprintln!("cannery: note: {note}");
+                crate::cli::out::status(format!("note: {note}"));
             }
             write_text(a.out.as_deref(), &text, a.force)
         }
@@ -145,11 +145,11 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
                 ],
                 Existing::replace_if(a.force),
             )?;
-            eprintln!(
+            crate::cli::out::status(format!(
                 "wrote {} (316 little-endian u32 counts) and {}",
                 a.out.display(),
                 sidecar.display()
-            );
+            ));
             Ok(())
         }
         ExportCommand::Isal(a) => {

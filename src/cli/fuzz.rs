@@ -74,6 +74,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
         modes: &args.modes,
         only_involving: Some(&args.backend),
     };
+    let bar = crate::cli::out::bar(args.iterations, "fuzz", "pages");
     let cells = fuzz(
         &spec,
         &mut comps,
@@ -82,8 +83,9 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
         args.iterations,
         &corpus,
         &mut |f| write_reproducer(Some(&args.repro_dir), f),
-        &mut |_| {},
+        &mut |done| bar.set_position(done),
     )?;
+    bar.finish_and_clear();
     let report = FuzzReport::new(
         &names,
         args.seed,
@@ -98,7 +100,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
         print!("{}", report.render_text());
     }
     report.verdict().map_err(|e| {
-        let e = anyhow::anyhow!("fuzz: {e}");
+        let e = super::finding(format!("fuzz: {e}"));
         if report.counts.pages_failed > 0 {
             e.context(format!("reproducers in {}", args.repro_dir.display()))
         } else {

@@ -9,15 +9,51 @@ pub mod codec;
 pub mod corpus;
 pub mod export;
 pub mod fuzz;
+pub mod out;
 pub mod table;
 pub mod train;
 pub mod validate;
+pub mod version;
 pub mod zswap_kernel;
 pub mod zswap_sim;
 
 use std::path::Path;
 
 use anyhow::Context;
+
+/// Exit status of a command that ran and found something (a failed check,
+/// differing pages, a secret); see [`exit_status`].
+pub const EXIT_FINDING: i32 = 1;
+/// Exit status of a command that could not do its job (usage, input, I/O).
+pub const EXIT_ERROR: i32 = 2;
+
+/// A command's finding: it ran to the end and what it checked failed.
+/// Returned as the error of such commands, it makes the exit status 1;
+/// every other error is 2.
+#[derive(Debug)]
+pub struct Finding(pub String);
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Finding {}
+
+/// A finding as an error (exit status 1).
+pub fn finding(message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Finding(message.into()))
+}
+
+/// The exit status for a command's error: 1 for a [`Finding`], else 2.
+pub fn exit_status(err: &anyhow::Error) -> i32 {
+    if err.chain().any(|c| c.is::<Finding>()) {
+        EXIT_FINDING
+    } else {
+        EXIT_ERROR
+    }
+}
 use cannery_capture::input::{read_limited, SMALL_FILE_LIMIT};
 use cannery_capture::output::{write_file, Existing};
 use cannery_codec::Table;

@@ -84,12 +84,12 @@ pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
                     let text = read_text_limited(&file, HEADER_LIMIT, "C header")?;
                     let t = cannery_export::table_from_kernel_header(&text)
                         .with_context(|| format!("cannot import {}", file.display()))?;
-                    eprintln!(
+                    crate::cli::out::status(format!(
                         "imported table {} ({}) from {}",
                         t.id(),
                         t.name.as_deref().unwrap_or("unnamed"),
                         file.display()
-                    );
+                    ));
                     t
                 }
                 _ => {
@@ -101,7 +101,11 @@ pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
                         .with_context(|| format!("{}", file.display()))?;
                     t.provenance.source =
                         Some(format!("imported from raw lengths {}", file.display()));
-                    eprintln!("table {} written to {}", t.id(), out.display());
+                    crate::cli::out::status(format!(
+                        "table {} written to {}",
+                        t.id(),
+                        out.display()
+                    ));
                     t
                 }
             };
@@ -113,7 +117,11 @@ pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
         TableCommand::Builtin { which, out, force } => {
             let t = Table::builtin(&which).expect("clap checked the name");
             write_table(&t, &out, force)?;
-            eprintln!("table {} ({which}) written to {}", t.id(), out.display());
+            crate::cli::out::status(format!(
+                "table {} ({which}) written to {}",
+                t.id(),
+                out.display()
+            ));
             Ok(())
         }
     }

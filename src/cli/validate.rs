@@ -82,6 +82,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
     let (pages, sources) = read_corpus(&args.corpus, args.max_pages)?;
     let mut comps = backend::open_many(args.backends.as_deref())?;
     let mut decomps = backend::open_many(args.backends.as_deref())?;
+    let bar = crate::cli::out::bar(0, "validate", "pages");
     let report = validate(
         &table,
         &args.corpus.display().to_string(),
@@ -92,7 +93,12 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
         &sources,
         args.allow_skips,
         &mut |f| write_reproducer(args.repro_dir.as_deref(), f),
+        &mut |done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        },
     )?;
+    bar.finish_and_clear();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -100,5 +106,5 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
     }
     report
         .verdict()
-        .map_err(|e| anyhow::anyhow!("validate: {e}"))
+        .map_err(|e| super::finding(format!("validate: {e}")))
 }

@@ -116,7 +116,7 @@ pub fn run(args: ZswapKernelArgs) -> anyhow::Result<()> {
         &workloads,
         &opts,
         &interrupt::interrupted,
-        &mut |line| eprintln!("{line}"),
+        &mut |line| crate::cli::out::status(line),
     );
     drop(handlers);
     let report = result?;
@@ -137,7 +137,9 @@ pub fn run(args: ZswapKernelArgs) -> anyhow::Result<()> {
     }
     let bad = report.mismatches();
     if bad > 0 {
-        bail!("{bad} pages came back from zswap different from what was put in");
+        return Err(super::finding(format!(
+            "{bad} pages came back from zswap different from what was put in"
+        )));
     }
     Ok(())
 }

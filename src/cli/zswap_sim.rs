@@ -192,7 +192,11 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         engines,
         unstored_same_filled: loaded.unstored_same_filled,
     };
-    let runs = sweep(corpus, &codec, &plan)?;
+    let bar = crate::cli::out::bar(plan.batches.len() as u64, "zswap-sim", "runs");
+    let runs = sweep(corpus, &codec, &plan, &mut |done| {
+        bar.set_position(done as u64)
+    })?;
+    bar.finish_and_clear();
     let peer_kind = match &codec {
         SweepCodec::Peer(k) => Some(k.clone()),
         SweepCodec::Cannery { .. } => None,
@@ -232,7 +236,9 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         print!("{report}");
     }
     if mismatches > 0 {
-        bail!("{mismatches} loaded pages differ from the originals");
+        return Err(super::finding(format!(
+            "{mismatches} loaded pages differ from the originals"
+        )));
     }
     Ok(())
 }

@@ -214,6 +214,7 @@ struct Loop<'a> {
     writer: SnapshotWriter,
     sched: &'a Schedule,
     reports: Vec<SampleReport>,
+    progress: &'a mut dyn FnMut(u32, u32),
 }
 
 impl Loop<'_> {
@@ -254,6 +255,7 @@ impl Loop<'_> {
                     let exited = !target.is_alive();
                     self.reports.push(r);
                     self.writer.flush()?;
+                    (self.progress)(i + 1, self.sched.count);
                     if interrupted {
                         return Ok("interrupted".into());
                     }
@@ -304,7 +306,9 @@ impl Loop<'_> {
 }
 
 /// Sample a running process `pid` into `out`: the first sample at once,
-/// then one every interval.
+/// then one every interval. `progress` hears (samples taken, of how many)
+/// after each sample.
+#[allow(clippy::too_many_arguments)]
 pub fn capture_pid(
     pid: u32,
     label: Option<&str>,
@@ -313,6 +317,7 @@ pub fn capture_pid(
     out: &Path,
     existing: Existing,
     level: i32,
+    progress: &mut dyn FnMut(u32, u32),
 ) -> Result<SessionReport> {
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
     let _handlers = crate::interrupt::install();
@@ -327,6 +332,7 @@ pub fn capture_pid(
         writer,
         sched,
         reports: Vec::new(),
+        progress,
     };
     let outcome = lp.run(&target, true);
     let (header, samples, reason) = lp.finish(outcome, out)?;
@@ -389,7 +395,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 /// Start `spec` with a clean environment, sample it into `out`, and stop it.
-/// `label` defaults to the program's file name.
+/// `label` defaults to the program's file name. `progress` hears (samples
+/// taken, of how many) after each sample.
+#[allow(clippy::too_many_arguments)]
 pub fn run_workload(
     spec: &WorkloadSpec,
     label: Option<&str>,
@@ -398,6 +406,7 @@ pub fn run_workload(
     out: &Path,
     existing: Existing,
     level: i32,
+    progress: &mut dyn FnMut(u32, u32),
 ) -> Result<SessionReport> {
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
     let _handlers = crate::interrupt::install();
@@ -446,6 +455,7 @@ pub fn run_workload(
         writer,
         sched,
         reports: Vec::new(),
+        progress,
     };
     let outcome = match Target::attach(pid) {
         Ok(target) => lp.run(&target, false),

@@ -277,6 +277,7 @@ fn session_writes_metadata_and_pages() {
         dedup: true,
         ..region_opts(&t)
     };
+    let mut heard = Vec::new();
     let rep = session::capture_pid(
         t.pid(),
         Some("testee"),
@@ -285,9 +286,11 @@ fn session_writes_metadata_and_pages() {
         &out,
         Existing::Keep,
         3,
+        &mut |done, of| heard.push((done, of)),
     )
     .unwrap();
     assert_eq!(rep.end_reason, "completed");
+    assert_eq!(heard, [(1, 2), (2, 2)], "progress after each sample");
     let mut reader = open_pages(&out).unwrap();
     let h = reader.header().clone();
     assert!(h.finalized);
@@ -342,6 +345,7 @@ fn spawn_mode_uses_a_clean_environment_and_stops_the_workload() {
         &out,
         Existing::Keep,
         3,
+        &mut |_, _| {},
     )
     .unwrap();
     assert_eq!(rep.end_reason, "completed");
@@ -379,8 +383,17 @@ fn a_workload_exiting_before_the_first_sample_writes_nothing_and_keeps_the_old_f
     };
     let opts = CaptureOptions::default();
     // Without replacing, an existing file is refused before anything runs.
-    let e = session::run_workload(&spec, Some("quick"), &opts, &sched, &out, Existing::Keep, 3)
-        .unwrap_err();
+    let e = session::run_workload(
+        &spec,
+        Some("quick"),
+        &opts,
+        &sched,
+        &out,
+        Existing::Keep,
+        3,
+        &mut |_, _| {},
+    )
+    .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::AlreadyExists, "{e}");
     // Replacing, the workload exits before the first sample: nothing is
     // written and the old file stays.
@@ -392,6 +405,7 @@ fn a_workload_exiting_before_the_first_sample_writes_nothing_and_keeps_the_old_f
         &out,
         Existing::Replace,
         3,
+        &mut |_, _| {},
     )
     .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NoSample, "{e}");
@@ -415,6 +429,7 @@ fn a_workload_exiting_before_the_first_sample_writes_nothing_and_keeps_the_old_f
         &out,
         Existing::Replace,
         3,
+        &mut |_, _| {},
     )
     .unwrap_err();
     assert_eq!(std::fs::read(&out).unwrap(), b"an older snapshot");

@@ -44,13 +44,20 @@ pub struct Sweep {
     pub unstored_same_filled: f64,
 }
 
-/// Runs `corpus` (pages back to back) once per batch size of `sweep`.
-pub fn sweep(corpus: &[u8], codec: &SweepCodec, sweep: &Sweep) -> Result<Vec<RunReport>, Error> {
+/// Runs `corpus` (pages back to back) once per batch size of `sweep`;
+/// `progress` hears how many runs are done after each.
+pub fn sweep(
+    corpus: &[u8],
+    codec: &SweepCodec,
+    sweep: &Sweep,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<RunReport>, Error> {
     let setup = |what: &str, e: String| Error::Setup(format!("cannot set up the {what}: {e}"));
     sweep
         .batches
         .iter()
-        .map(|&b| {
+        .enumerate()
+        .map(|(i, &b)| {
             let cfg = RunConfig {
                 compress_batch: b,
                 decompress_batch: sweep.decompress_batch.unwrap_or(b),
@@ -59,7 +66,7 @@ pub fn sweep(corpus: &[u8], codec: &SweepCodec, sweep: &Sweep) -> Result<Vec<Run
                 unstored_same_filled: sweep.unstored_same_filled,
             };
             let n = sweep.engines;
-            match codec {
+            let report = match codec {
                 SweepCodec::Cannery {
                     mode,
                     format,
@@ -86,7 +93,9 @@ pub fn sweep(corpus: &[u8], codec: &SweepCodec, sweep: &Sweep) -> Result<Vec<Run
                     };
                     run(corpus, cfg, peers()?, peers()?)
                 }
-            }
+            };
+            progress(i + 1);
+            report
         })
         .collect()
 }

@@ -2,8 +2,6 @@
 //! train/test split) beside every codec, and its drift. The evaluation is
 //! `cannery_trainer::eval_corpus`, the text `cannery_trainer::render`.
 
-use std::io::IsTerminal;
-
 use clap::Args;
 
 use cannery_trainer::corpus::CorpusSource;
@@ -54,11 +52,15 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         split: Split::new(args.test_fraction, args.seed)?,
         part: Part::selection(&args.part).map_err(anyhow::Error::msg)?,
     };
+    let bar = crate::cli::out::bar(workloads.len() as u64, "eval", "workloads");
     let report = eval_corpus(&table, &corpus.name, &workloads, &opts, &mut |name| {
-        if std::io::stderr().is_terminal() {
-            eprintln!("evaluating {name}");
+        if bar.position() > 0 || !bar.message().is_empty() {
+            bar.inc(1);
         }
+        bar.set_message(name.to_string());
+        bar.suspend(|| crate::cli::out::detail(format!("evaluating {name}")));
     })?;
+    bar.finish_and_clear();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

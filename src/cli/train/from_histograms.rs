@@ -12,7 +12,7 @@ pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
     let mut t = match table_from_histogram(&h, &topts.table, &args.name) {
         Ok(t) => t,
         Err(e) if args.fallback => {
-            eprintln!("cannery: warning: {e}; writing the kernel-2024 table instead");
+            crate::cli::out::warn(format!("{e}; writing the kernel-2024 table instead"));
             fallback_table(&e.to_string(), None)
         }
         Err(e) => return Err(e.into()),
@@ -51,6 +51,6 @@ pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
             bits
         );
     }
-    eprintln!("cannery: wrote {}", path.display());
+    crate::cli::out::status(format!("wrote {}", path.display()));
     Ok(())
 }

@@ -10,7 +10,6 @@ pub mod eval;
 mod from_histograms;
 pub mod stats;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -122,13 +121,18 @@ pub(super) fn parse_level(s: &str) -> Result<Level, String> {
     }
 }
 
-fn progress_printer() -> impl FnMut(Progress<'_>) {
-    let tty = std::io::stderr().is_terminal();
+/// Training's progress: a bar over its steps (scan, train and evaluate each
+/// workload; the fleet and cluster tables) on a terminal, each step as a
+/// line with `-v`.
+fn progress_printer(workloads: usize) -> impl FnMut(Progress<'_>) {
+    let bar = crate::cli::out::bar(3 * workloads as u64 + 2, "train", "steps");
     let start = std::time::Instant::now();
     move |p| {
-        if tty {
-            eprintln!("[{:6.1}s] {p}", start.elapsed().as_secs_f64());
-        }
+        bar.inc(1);
+        bar.set_message(p.to_string());
+        bar.suspend(|| {
+            crate::cli::out::detail(format!("[{:6.1}s] {p}", start.elapsed().as_secs_f64()))
+        });
     }
 }
 
@@ -188,7 +192,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         eval_pages: (args.eval_pages > 0).then_some(args.eval_pages),
     };
     let started = std::time::Instant::now();
-    let out = train_corpus(&workloads, &opts, &mut progress_printer())?;
+    let out = train_corpus(&workloads, &opts, &mut progress_printer(workloads.len()))?;
     let elapsed = started.elapsed();
 
     let path_of = |name: &str| -> PathBuf {
@@ -205,17 +209,14 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     }
     for w in &out.report.workloads {
         if let Some(reason) = &w.skipped {
-            eprintln!(
-                "cannery: warning: no table for workload {}: {reason}",
-                w.name
-            );
+            crate::cli::out::warn(format!("no table for workload {}: {reason}", w.name));
             if args.fallback {
                 let k = fallback_table(reason, Some(format!("{}/{}", opts.corpus, w.name)));
                 let path = path_of(&w.name);
-                eprintln!(
-                    "cannery: warning: writing the kernel-2024 table to {} instead",
+                crate::cli::out::warn(format!(
+                    "writing the kernel-2024 table to {} instead",
                     path.display()
-                );
+                ));
                 tables.push((path, k.to_json().into_bytes()));
             }
         }
@@ -244,11 +245,11 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     } else {
         print!("{}", cannery_trainer::render::train_report(&out.report));
     }
-    eprintln!(
-        "cannery: wrote {} tables ({}) in {:.1} s",
+    crate::cli::out::status(format!(
+        "wrote {} tables ({}) in {:.1} s",
         written.len(),
         written.join(", "),
         elapsed.as_secs_f64()
-    );
+    ));
     Ok(())
 }

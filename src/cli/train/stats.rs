@@ -91,8 +91,10 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
             None => corpus.workloads.iter().map(|(_, f)| f).collect(),
         };
         let mut total: Option<Histogram> = None;
+        let bar = crate::cli::out::bar(selected.len() as u64, "stats", "workloads");
         for s in selected {
             let h = gather_all(s, model, pricing.as_ref())?;
+            bar.inc(1);
             total = Some(match total {
                 None => h,
                 Some(t) => t.merged(&h)?,
@@ -101,13 +103,13 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
         total.expect("a corpus has at least one workload")
     };
     write_file(&args.out, &h.to_json(), args.force)?;
-    eprintln!(
-        "cannery: {} pages parsed ({} parse), {} zero or same-filled; wrote {}",
+    crate::cli::out::status(format!(
+        "{} pages parsed ({} parse), {} zero or same-filled; wrote {}",
         h.pages,
         h.settings().parse,
         h.same_filled_pages,
         args.out.display()
-    );
+    ));
     Ok(())
 }
 
@@ -116,11 +118,11 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
     refuse_same_file(&args.histograms, &args.out)?;
     let h = read_merged(&args.histograms)?;
     write_file(&args.out, &h.to_json(), args.force)?;
-    eprintln!(
-        "cannery: merged {} histograms: {} pages; wrote {}",
+    crate::cli::out::status(format!(
+        "merged {} histograms: {} pages; wrote {}",
         args.histograms.len(),
         h.pages,
         args.out.display()
-    );
+    ));
     Ok(())
 }

@@ -180,19 +180,27 @@ pub fn fuzz<E>(
             pages.push(page(kind, &mut rng, base));
             labels.push(format!("seed{seed}-iter{i}-{}", kind.name()));
         }
-        let cells = run_matrix(spec, comps, decomps, &pages, &labels, &mut |f| {
-            let key = (
-                f.mode.name().to_string(),
-                f.compressor.0.to_string(),
-                f.decompressor.0.to_string(),
-            );
-            let k = kept.entry(key).or_default();
-            *k += 1;
-            if *k > FAILURES_KEPT {
-                return Ok(None);
-            }
-            on_failure(f)
-        })?;
+        let cells = run_matrix(
+            spec,
+            comps,
+            decomps,
+            &pages,
+            &labels,
+            &mut |f| {
+                let key = (
+                    f.mode.name().to_string(),
+                    f.compressor.0.to_string(),
+                    f.decompressor.0.to_string(),
+                );
+                let k = kept.entry(key).or_default();
+                *k += 1;
+                if *k > FAILURES_KEPT {
+                    return Ok(None);
+                }
+                on_failure(f)
+            },
+            &mut |_, _| {},
+        )?;
         merged = Some(match merged {
             None => cells,
             Some(mut all) => {

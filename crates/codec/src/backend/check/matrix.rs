@@ -222,9 +222,23 @@ pub fn run_matrix<E>(
     pages: &[Vec<u8>],
     labels: &[String],
     on_failure: &mut dyn FnMut(&FailureCase<'_>) -> Result<Option<String>, E>,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Vec<Cell>, E> {
     let table = spec.table;
     let mut cells = Vec::new();
+    // Progress counts pages compressed: each mode's compressors over every page.
+    let total: u64 = spec
+        .modes
+        .iter()
+        .map(|&m| {
+            comps
+                .iter()
+                .filter(|c| c.capabilities().can_compress(m))
+                .count() as u64
+        })
+        .sum::<u64>()
+        * pages.len() as u64;
+    let mut done = 0u64;
     for &mode in spec.modes {
         let before = cells.len();
         for comp in comps.iter_mut() {
@@ -238,6 +252,10 @@ pub fn run_matrix<E>(
             }
             let mut stream = Vec::new();
             for (pi, page) in pages.iter().enumerate() {
+                done += 1;
+                if done % 256 == 0 || done == total {
+                    progress(done, total);
+                }
                 let res = comp.compress(mode, Some(table), page, &mut stream);
                 let comp_path = comp.last_path().name();
                 for cell in row.iter_mut().filter(|c| c.skip_reason.is_none()) {
@@ -509,6 +527,7 @@ mod tests {
             modes: &[Mode::Canned],
             only_involving: None,
         };
+        let mut last_progress = (0, 0);
         let cells = run_matrix::<()>(
             &spec,
             &mut comps,
@@ -520,8 +539,12 @@ mod tests {
                 reproducers.push(r.clone());
                 Ok(Some(r.file_name()))
             },
+            &mut |done, total| last_progress = (done, total),
         )
         .unwrap();
+        // Progress ends at every page through both compressors.
+        let all = 2 * pages.len() as u64;
+        assert_eq!(last_progress, (all, all));
         assert_eq!(reproducers.len(), 6);
         for r in &reproducers {
             assert_eq!(r.table_id, table.id());

@@ -160,7 +160,8 @@ impl ValidationReport {
 
 /// Validates `table` on `pages` (labelled by `sources`) with every
 /// compressor in `comps` against every decompressor in `decomps`, in
-/// `modes`; `reproduce` keeps each failure (returns where it went). The
+/// `modes`; `reproduce` keeps each failure (returns where it went);
+/// `progress` hears (pages compressed, of how many) now and then. The
 /// report names the corpus `corpus`.
 #[allow(clippy::too_many_arguments)]
 pub fn validate<E>(
@@ -173,6 +174,7 @@ pub fn validate<E>(
     sources: &[String],
     allow_skips: bool,
     reproduce: &mut dyn FnMut(&FailureCase<'_>) -> Result<Option<String>, E>,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ValidationReport, E> {
     let rules = rule_results(table, comps);
     let spec = MatrixSpec {
@@ -180,7 +182,7 @@ pub fn validate<E>(
         modes,
         only_involving: None,
     };
-    let cells = run_matrix(&spec, comps, decomps, pages, sources, reproduce)?;
+    let cells = run_matrix(&spec, comps, decomps, pages, sources, reproduce, progress)?;
     let counts = Counts::of(&cells, pages.len());
     let ok = counts.verdict(allow_skips).is_ok();
     Ok(ValidationReport {
@@ -230,6 +232,7 @@ mod tests {
             &sources,
             false,
             &mut |_| Ok(None),
+            &mut |_, _| {},
         )
         .unwrap();
         assert!(r.ok && r.verdict().is_ok(), "{}", r.render_text());

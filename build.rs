@@ -1,0 +1,35 @@
+//! Build script of the `cannery` CLI: records the commit (`git describe`,
+//! when built from a repository with git installed; "commit unknown"
+//! otherwise) and the enabled cargo features, for `cannery --version`.
+
+use std::process::Command;
+
+fn main() {
+    let commit = Command::new("git")
+        .args(["describe", "--always", "--dirty", "--abbrev=12"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "commit unknown".into());
+    println!("cargo:rustc-env=CANNERY_COMMIT={commit}");
+    let features: Vec<&str> = ["qpl", "qat", "lzo"]
+        .into_iter()
+        .filter(|f| std::env::var(format!("CARGO_FEATURE_{}", f.to_uppercase())).is_ok())
+        .collect();
+    let features = if features.is_empty() {
+        "none (qpl, qat and lzo are off)".to_string()
+    } else {
+        features.join(", ")
+    };
+    println!("cargo:rustc-env=CANNERY_FEATURES={features}");
+    // A new commit or a changed index changes the description.
+    for f in [".git/HEAD", ".git/index"] {
+        if std::path::Path::new(f).exists() {
+            println!("cargo:rerun-if-changed={f}");
+        }
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}

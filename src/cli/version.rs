@@ -1,0 +1,95 @@
+//! `--version` (with the build's features and commit), `cannery
+//! completions SHELL` and `cannery man`: what the CLI says about itself.
+//! The commit comes from `build.rs` (`git` at build time, when there is a
+//! repository); nothing here reads the network or the environment.
+
+use std::path::PathBuf;
+
+use clap::{Args, CommandFactory};
+
+/// `cannery 0.1.0 (abc1234)`: the version and the commit, when known.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("CANNERY_COMMIT"), ")");
+
+/// `--version` in full: the commit, the optional backends built in, and
+/// the lzo model.
+pub const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\ncommit: ",
+    env!("CANNERY_COMMIT"),
+    "\nfeatures: ",
+    env!("CANNERY_FEATURES"),
+    "\n(`cannery backends` says which backends run on this machine)"
+);
+
+/// Arguments of `cannery completions`.
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    pub shell: clap_complete::Shell,
+}
+
+/// Arguments of `cannery man`.
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Write one page per command (`cannery.1`, `cannery-train.1`, …) into
+    /// this directory instead of printing the main page.
+    #[arg(short, long)]
+    pub out: Option<PathBuf>,
+    /// Replace pages that exist.
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+/// Prints the completion script for `args.shell` to stdout.
+pub fn completions<C: CommandFactory>(args: CompletionsArgs) -> anyhow::Result<()> {
+    let mut cmd = C::command();
+    clap_complete::generate(args.shell, &mut cmd, "cannery", &mut std::io::stdout());
+    Ok(())
+}
+
+/// Prints the manual page, or writes one page per command into a directory.
+pub fn man<C: CommandFactory>(args: ManArgs) -> anyhow::Result<()> {
+    let cmd = C::command();
+    match args.out {
+        None => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(cmd).render(&mut buf)?;
+            std::io::Write::write_all(&mut std::io::stdout(), &buf)?;
+        }
+        Some(dir) => {
+            std::fs::create_dir_all(&dir)?;
+            let mut pages = Vec::new();
+            collect_pages(cmd, "cannery", &mut pages)?;
+            for (name, bytes) in &pages {
+                let path = dir.join(format!("{name}.1"));
+                cannery_capture::output::write_file(
+                    &path,
+                    bytes,
+                    cannery_capture::output::Existing::replace_if(args.force),
+                )?;
+            }
+            super::out::status(format!(
+                "wrote {} manual pages to {}",
+                pages.len(),
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One rendered page for `cmd` named `name`, then one for each subcommand.
+fn collect_pages(
+    cmd: clap::Command,
+    name: &str,
+    pages: &mut Vec<(String, Vec<u8>)>,
+) -> anyhow::Result<()> {
+    let cmd = cmd.name(name.to_string());
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(cmd.clone()).render(&mut buf)?;
+    pages.push((name.to_string(), buf));
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        collect_pages(sub.clone(), &format!("{name}-{}", sub.get_name()), pages)?;
+    }
+    Ok(())
+}
