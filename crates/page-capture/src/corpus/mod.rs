@@ -11,14 +11,18 @@
 //! * `layout`: which files form which workload of a corpus
 //!   ([`Corpus`], [`Workload`], [`PageIter`]);
 //! * `summary`: counts and sizes for `corpus info`
-//!   ([`summarize`], [`summarize_file`]).
+//!   ([`summarize`], [`summarize_file`]);
+//! * `export`: chosen or sampled pages out, raw or as records
+//!   ([`export`], for `corpus export`).
 
 #![forbid(unsafe_code)]
 
+mod export;
 mod layout;
 mod reader;
 mod summary;
 
+pub use export::{export, Emit, ExportOptions, ExportReport, ExportedWorkload};
 pub use layout::{resolve, unstored_same_filled, Corpus, PageIter, Workload, CORPORA_DIR};
 pub use reader::{is_raw_pages, open_pages, Page, PageReader, RAW_EXTENSION};
 pub use summary::{summarize, summarize_file, CorpusSummary, FileSummary, WorkloadSummary};
