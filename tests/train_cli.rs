@@ -9,8 +9,10 @@ use std::process::{Command, Output};
 use cannery_trainer::testutil::workload_pages;
 
 fn cannery(args: &[&str], dir: &Path) -> Output {
+    // A fixed creation time, so two runs write the same table bytes.
     Command::new(env!("CARGO_BIN_EXE_cannery"))
         .args(args)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
         .current_dir(dir)
         .output()
         .expect("cannery runs")
@@ -53,9 +55,30 @@ fn train_writes_tables_and_a_json_report_by_corpus_name() {
         tmp.path(),
     ));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let header = ok(&cannery(
+        &[
+            "export",
+            "kernel",
+            "--table",
+            "t/fleet.table.json",
+            "--name",
+            "fleet",
+        ],
+        tmp.path(),
+    ));
+    assert!(
+        header.contains("Created:      2023-11-14T22:13:20Z"),
+        "{header}"
+    );
     for f in ["records", "text", "fleet", "cluster-0", "cluster-1"] {
         let p = tmp.path().join("t").join(format!("{f}.table.json"));
         let t = cannery_codec::Table::from_bytes(&std::fs::read(&p).unwrap()).unwrap();
+        // Made at SOURCE_DATE_EPOCH (see `cannery` above); the export says so.
+        assert_eq!(
+            t.provenance.created.as_deref(),
+            Some("2023-11-14T22:13:20Z"),
+            "{f}"
+        );
         assert_eq!(t.check_iaa(), Ok(()), "{f}");
     }
     for w in v["workloads"].as_array().unwrap() {

@@ -31,6 +31,7 @@ pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
     } else {
         args.out.join(file)
     };
+    t.provenance.created = Some(super::created_now()?);
     write_file(&path, &t.to_json(), args.force)?;
     let bits = bits_under(&h.counts, &t) as f64 / h.pages.max(1) as f64;
     if args.json {

@@ -136,6 +136,23 @@ fn progress_printer(workloads: usize) -> impl FnMut(Progress<'_>) {
     }
 }
 
+/// When tables are made, as RFC 3339 for their provenance: the time in
+/// `SOURCE_DATE_EPOCH` when it is set (reproducible output, as in
+/// reproducible builds), else now.
+pub(super) fn created_now() -> anyhow::Result<String> {
+    let secs = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(v) => v
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| anyhow::anyhow!("SOURCE_DATE_EPOCH={v:?} is not a number of seconds"))?,
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+    };
+    Ok(cannery_capture::session::rfc3339(secs))
+}
+
 /// Writes `text` to `path` atomically (a new file unless `force`),
 /// creating its directory.
 pub(super) fn write_file(path: &Path, text: &str, force: bool) -> anyhow::Result<()> {
@@ -202,10 +219,16 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             .expect("a corpus workload");
         planned[i].clone()
     };
+    let created = created_now()?;
+    let stamped = |t: &cannery_codec::Table| {
+        let mut t = t.clone();
+        t.provenance.created = Some(created.clone());
+        t.to_json().into_bytes()
+    };
     let mut tables: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     for t in &out.workload_tables {
         let name = t.name.as_deref().unwrap_or_default();
-        tables.push((path_of(name), t.to_json().into_bytes()));
+        tables.push((path_of(name), stamped(t)));
     }
     for w in &out.report.workloads {
         if let Some(reason) = &w.skipped {
@@ -221,15 +244,9 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             }
         }
     }
-    tables.push((
-        planned[names.len()].clone(),
-        out.fleet_table.to_json().into_bytes(),
-    ));
+    tables.push((planned[names.len()].clone(), stamped(&out.fleet_table)));
     for (i, t) in out.cluster_tables.iter().enumerate() {
-        tables.push((
-            planned[names.len() + 1 + i].clone(),
-            t.to_json().into_bytes(),
-        ));
+        tables.push((planned[names.len() + 1 + i].clone(), stamped(t)));
     }
     output::create_parent_dir(&planned[0])?;
     output::write_files(&tables, existing)?;
