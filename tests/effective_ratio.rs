@@ -102,3 +102,46 @@ fn train_eval_and_bench_agree_on_the_effective_ratio() {
         "{benched:?} {trained:?}"
     );
 }
+
+/// On a workload with more held-out pages than `--eval-pages`, `train` and
+/// `eval --part test` sample the same pages and report the same figures.
+#[test]
+fn train_and_eval_sample_the_same_held_out_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tables");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let workload = "corpora/fleet-snapshots/gcc-build";
+    let train = cannery(&[
+        "train",
+        "--corpus",
+        workload,
+        "--out",
+        &s(&out),
+        "--no-peers",
+        "--json",
+        "--eval-pages",
+        "300",
+    ]);
+    let w = &train["workloads"][0];
+    let table = s(&out.join("gcc-build.table.json"));
+    let eval = cannery(&[
+        "eval",
+        "--table",
+        &table,
+        "--corpus",
+        workload,
+        "--part",
+        "test",
+        "--no-peers",
+        "--json",
+        "--eval-pages",
+        "300",
+    ]);
+    let e = &eval["workloads"][0];
+    assert!(e["sampled_from"].as_u64().unwrap() > 300, "{e}");
+    assert_eq!(e["pages"], w["test_pages"]);
+    assert_eq!(
+        figures(&e["modes"]["canned-fast"]),
+        figures(&w["modes"]["canned-fast"])
+    );
+}

@@ -244,6 +244,72 @@ fn fleet_flow_through_histograms_and_eval() {
             .unwrap()
             > 1.0
     );
+    // --eval-pages samples each workload and says from how many.
+    let s = ok(&cannery(
+        &[
+            "eval",
+            "--table",
+            "h/fleet.table.json",
+            "--corpus",
+            c,
+            "--json",
+            "--no-peers",
+            "--eval-pages",
+            "20",
+        ],
+        tmp.path(),
+    ));
+    let s: serde_json::Value = serde_json::from_str(&s).unwrap();
+    for (w, all) in s["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(e["workloads"].as_array().unwrap())
+    {
+        let (n, of) = (
+            w["pages"].as_u64().unwrap(),
+            w["sampled_from"].as_u64().unwrap(),
+        );
+        assert!(
+            n > 0 && n < all["pages"].as_u64().unwrap() && n <= 45,
+            "{n} of {of}"
+        );
+    }
+    // --histograms: the drift with no pages, each and together; the
+    // fleet table is closest to the statistics it was trained from.
+    let h = ok(&cannery(
+        &[
+            "eval",
+            "--table",
+            "h/fleet.table.json",
+            "--histograms",
+            "records.hist",
+            "text.hist",
+            "--json",
+        ],
+        tmp.path(),
+    ));
+    let h: serde_json::Value = serde_json::from_str(&h).unwrap();
+    assert_eq!(h["format"], "cannery-eval-histograms");
+    assert_eq!(h["histograms"].as_array().unwrap().len(), 2);
+    assert!(h["drift"]["drift_percent"].as_f64().unwrap() >= 0.0);
+    let o = cannery(
+        &[
+            "eval",
+            "--table",
+            "kernel-2024",
+            "--histograms",
+            "records.hist",
+            "--corpus",
+            c,
+        ],
+        tmp.path(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--histograms or --corpus, not both"
+    );
 }
 
 #[test]

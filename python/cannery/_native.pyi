@@ -247,7 +247,7 @@ def train_from_histogram(
 ) -> Table: ...
 def _evaluate(
     table: Table, corpus: _Corpus, *, peers: bool = True, part: _Part = "all", test_fraction: float = 0.2,
-    seed: int = 0
+    seed: int = 0, eval_pages: int | None = 1000
 ) -> list[dict[str, Any]]: ...
 def _cross_evaluate(
     tables: dict[str, Table], corpus: _Corpus, *, part: _Part = "all", test_fraction: float = 0.2,

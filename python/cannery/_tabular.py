@@ -30,6 +30,7 @@ def evaluate(
     part: Literal["all", "test", "train"] = "all",
     test_fraction: float = 0.2,
     seed: int = 0,
+    eval_pages: int | None = 1000,
 ) -> Any:
     """Compression of ``corpus`` (a corpus path, or a dict of workload name
     to a path, paths or pages) with ``table`` and its competitors, as
@@ -45,12 +46,16 @@ def evaluate(
     ``peers``, ``zstd-1``, ``zstd-3``, ``lz4``, ``libdeflate-1``,
     ``libdeflate-6``. ``part`` selects all pages, or the held-out ("test")
     or training pages of the split ``cannery.train`` uses with the same
-    ``test_fraction`` and ``seed``.
+    ``test_fraction`` and ``seed``. At most ``eval_pages`` pages of each
+    workload are measured (a deterministic sample by page hash; with
+    ``part="test"`` the same pages ``cannery.train`` evaluates); ``None``
+    measures every page.
 
     Returns a pandas DataFrame, or a list of dicts if pandas is absent.
     """
     rows = _native._evaluate(
-        table, corpus, peers=peers, part=part, test_fraction=test_fraction, seed=seed
+        table, corpus, peers=peers, part=part, test_fraction=test_fraction, seed=seed,
+        eval_pages=eval_pages,
     )
     return _frame(rows)
 

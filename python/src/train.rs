@@ -241,7 +241,9 @@ fn row<'py>(
 /// Rows (one per workload and mode) of evaluating `table` on `corpus`, as
 /// `cannery eval` does; see `cannery.evaluate`.
 #[pyfunction]
-#[pyo3(signature = (table, corpus, *, peers=true, part="all", test_fraction=0.2, seed=0))]
+#[pyo3(signature = (table, corpus, *, peers=true, part="all", test_fraction=0.2, seed=0,
+    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES)))]
+#[allow(clippy::too_many_arguments)]
 pub fn _evaluate<'py>(
     py: Python<'py>,
     table: PyRef<'py, PyTable>,
@@ -250,6 +252,7 @@ pub fn _evaluate<'py>(
     part: &str,
     test_fraction: f64,
     seed: u64,
+    eval_pages: Option<u64>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let part = part_arg(part)?;
     let split = split(test_fraction, seed)?;
@@ -269,6 +272,7 @@ pub fn _evaluate<'py>(
                 split,
                 part,
                 peers,
+                eval_pages,
                 ..EvalOptions::default()
             };
             eval_corpus(&table, "", &workloads, &opts, &mut |_| {}).map(|r| {

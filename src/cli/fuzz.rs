@@ -42,7 +42,7 @@ pub struct FuzzArgs {
     /// Modes to check, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "canned,fixed,dynamic")]
     pub modes: Vec<Mode>,
-    /// Corpus whose pages are mutated (snapshot, `.pages` file or directory; first 10,000 pages).
+    /// Corpus whose pages are mutated (snapshot, `.pages` file or directory; the first 2,000 pages of each workload).
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// Directory for reproducer files.
@@ -59,7 +59,7 @@ pub struct FuzzArgs {
 /// Runs `cannery fuzz`.
 pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
     let corpus = match &args.corpus {
-        Some(p) => read_corpus(p, Some(10_000))?.0,
+        Some(p) => read_corpus(p, Some(2_000))?.0,
         None => Vec::new(),
     };
     let names = participants(&args.backend, args.against.as_deref()).map_err(anyhow::Error::msg)?;

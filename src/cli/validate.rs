@@ -41,7 +41,7 @@ pub struct ValidateArgs {
     /// Directory for one reproducer file per mismatch.
     #[arg(long)]
     pub repro_dir: Option<PathBuf>,
-    /// Check at most this many pages (at least 1).
+    /// Check at most this many pages of each workload (its first ones; at least 1).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_pages: Option<u64>,
     /// Exit 0 even if some requested checks could not run (they are still

@@ -67,7 +67,7 @@ pub struct ZswapSimArgs {
     /// disabled) instead of storing such pages raw.
     #[arg(long)]
     reject_incompressible: bool,
-    /// Use at most this many pages of the corpus.
+    /// Use at most this many pages of each workload (its first ones).
     #[arg(long)]
     max_pages: Option<usize>,
     /// Print the report as JSON.

@@ -17,7 +17,7 @@ use crate::error::TrainError;
 use crate::evaluate::{default_peers, drift, evaluate, Drift, EvalSpec, ModeResult};
 use crate::histogram::{Histogram, HistogramError};
 use crate::mode_key::ModeKey;
-use crate::pages::{Part, Split};
+use crate::pages::{same_filled, PageSource, Part, Split};
 use crate::report::Workload;
 use crate::train::TableOptions;
 use cannery_codec::peer::PeerKind;
@@ -33,6 +33,10 @@ pub struct EvalOptions {
     pub peers: bool,
     /// How the drift's reference table is built.
     pub table: TableOptions,
+    /// Pages evaluated per workload at most: a larger part is sampled by
+    /// page hash (deterministic, as `train` samples its held-out pages).
+    /// `None`: every page of the part.
+    pub eval_pages: Option<u64>,
 }
 
 impl Default for EvalOptions {
@@ -42,8 +46,39 @@ impl Default for EvalOptions {
             part: None,
             peers: true,
             table: TableOptions::default(),
+            eval_pages: None,
         }
     }
+}
+
+/// Seed offset of the evaluation sample, so it is independent of the split.
+const SAMPLE_SEED: u64 = 0x5341_4d50_4c45; // "SAMPLE"
+
+/// Pages of `source` in `part` of `split` (every page for `None`), not
+/// counting zero and same-filled pages (zswap stores them without
+/// compressing; `train` counts its held-out pages the same way).
+fn pages_in_part(
+    source: &dyn PageSource,
+    split: Split,
+    part: Option<Part>,
+) -> Result<u64, TrainError> {
+    let mut n = 0u64;
+    for p in source.stream().map_err(TrainError::Source)? {
+        let p = p.map_err(TrainError::Source)?;
+        if same_filled(&p).is_none() && part.is_none_or(|part| split.part(&p) == part) {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// The sample that keeps about `want` of `have` pages (`want < have`),
+/// independent of `split`'s parts.
+fn sample_of(split: Split, have: u64, want: u64) -> Option<Split> {
+    Some(Split {
+        test_fraction: (want as f64 / have as f64).max(1.0 / (1u64 << 24) as f64),
+        seed: split.seed ^ SAMPLE_SEED,
+    })
 }
 
 /// One workload's results.
@@ -53,6 +88,11 @@ pub struct WorkloadEval {
     pub name: String,
     /// Pages evaluated (not same-filled).
     pub pages: u64,
+    /// With `eval_pages`: the pages of the part the evaluated ones were
+    /// sampled from (same-filled included); `None` when every page was
+    /// evaluated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampled_from: Option<u64>,
     /// Same-filled pages attributed to the evaluated pages (their share of
     /// the workload's, `cannery_codec::figures`).
     pub same_filled_pages: f64,
@@ -130,11 +170,24 @@ pub fn eval_corpus(
     progress: &mut dyn FnMut(&str),
 ) -> Result<EvalReport, TrainError> {
     let kernel = Table::kernel_2024();
-    let spec = eval_spec(table, &kernel, opts);
+    let base = eval_spec(table, &kernel, opts);
     let mut results = Vec::new();
     let mut counts = Vec::new();
     for w in workloads {
         progress(&w.name);
+        let mut spec = base.clone();
+        let mut sampled_from = None;
+        if let Some(want) = opts.eval_pages {
+            let have = pages_in_part(w.source, opts.split, opts.part)?;
+            if want < have {
+                sampled_from = Some(have);
+                match opts.part {
+                    // The held-out sample `train` evaluates, page for page.
+                    Some(Part::Test) => spec.split = opts.split.test_sample(have, want),
+                    _ => spec.sample = sample_of(opts.split, have, want),
+                }
+            }
+        }
         let ev = evaluate(w.source, &spec)?;
         let same = ev.same_filled_attributed();
         let d = if ev.counts.pages > 0 {
@@ -145,6 +198,7 @@ pub fn eval_corpus(
         results.push(WorkloadEval {
             name: w.name.clone(),
             pages: ev.pages,
+            sampled_from,
             same_filled_pages: same,
             modes: ev.results(),
             drift: d,
@@ -163,6 +217,69 @@ pub fn eval_corpus(
         provenance: table.provenance.clone(),
         corpus: corpus.into(),
         workloads: results,
+        drift: overall,
+    })
+}
+
+/// The drift of a table against one histogram file.
+#[derive(Clone, Debug, Serialize)]
+pub struct HistogramDrift {
+    /// The histogram's name (its file).
+    pub name: String,
+    /// Pages it counts.
+    pub pages: u64,
+    /// The drift (`None` for a histogram of no pages).
+    pub drift: Option<Drift>,
+}
+
+/// `cannery eval --histograms`: a table's drift against fleet histograms,
+/// each and all together (`format: "cannery-eval-histograms"`, `version: 1`).
+#[derive(Clone, Debug, Serialize)]
+pub struct HistogramEvalReport {
+    /// Always "cannery-eval-histograms".
+    pub format: &'static str,
+    /// Format version.
+    pub version: u32,
+    /// The table's id.
+    pub table_id: String,
+    /// The table's name.
+    pub table_name: Option<String>,
+    /// Per histogram, in the order given.
+    pub histograms: Vec<HistogramDrift>,
+    /// Drift against all of them merged (they must share their settings).
+    pub drift: Option<Drift>,
+}
+
+/// The drift of `table` against each histogram of `named` and against all
+/// of them merged: the bits per page the table costs above each one's own
+/// optimal table, no pages needed.
+pub fn eval_histograms(
+    table: &Table,
+    named: &[(String, Histogram)],
+    opts: &TableOptions,
+) -> Result<HistogramEvalReport, TrainError> {
+    let mut histograms = Vec::new();
+    for (name, h) in named {
+        histograms.push(HistogramDrift {
+            name: name.clone(),
+            pages: h.pages,
+            drift: if h.pages > 0 {
+                Some(drift(table, h, opts)?)
+            } else {
+                None
+            },
+        });
+    }
+    let overall = match merge_all(named.iter().map(|(_, h)| h))? {
+        Some(h) if h.pages > 0 => Some(drift(table, &h, opts)?),
+        _ => None,
+    };
+    Ok(HistogramEvalReport {
+        format: "cannery-eval-histograms",
+        version: 1,
+        table_id: table.id(),
+        table_name: table.name.clone(),
+        histograms,
         drift: overall,
     })
 }
@@ -229,5 +346,67 @@ mod tests {
         assert!(!r.workloads[0]
             .modes
             .contains_key(&key("canned:kernel-2024")));
+    }
+
+    #[test]
+    fn eval_pages_samples_each_workload_deterministically() {
+        let pages = workload_pages(400, 0, 5);
+        let workloads = [Workload {
+            name: "a".into(),
+            source: &pages,
+        }];
+        let t = Table::kernel_2024();
+        let opts = |eval_pages| EvalOptions {
+            peers: false,
+            eval_pages,
+            ..EvalOptions::default()
+        };
+        let run = |o: &EvalOptions| eval_corpus(&t, "m", &workloads, o, &mut |_| {}).unwrap();
+        let r = run(&opts(Some(50)));
+        let w = &r.workloads[0];
+        assert_eq!(w.sampled_from, Some(400));
+        assert!((25..=80).contains(&w.pages), "{} pages", w.pages);
+        // The same sample every time.
+        assert_eq!(run(&opts(Some(50))).workloads[0].pages, w.pages);
+        // A sample no smaller than the workload is every page.
+        let all = run(&opts(Some(400)));
+        assert_eq!(all.workloads[0].sampled_from, None);
+        assert_eq!(all.workloads[0].pages, 400);
+        assert_eq!(run(&opts(None)).workloads[0].pages, 400);
+    }
+
+    #[test]
+    fn histogram_drift_is_small_against_the_tables_own_statistics() {
+        let gather = |n, style, seed| {
+            let pages = workload_pages(n, style, seed);
+            crate::gather::gather_pages(&pages, crate::ParseModel::Fast, None, &|_| true)
+        };
+        let (a, b) = (gather(200, 0, 1), gather(200, 1, 2));
+        let opts = TableOptions::default();
+        let own = crate::train::table_from_histogram(&a, &opts, "a").unwrap();
+        let named = vec![("a.json".to_string(), a.clone()), ("b.json".to_string(), b)];
+        let r = eval_histograms(&own, &named, &opts).unwrap();
+        assert_eq!(r.histograms.len(), 2);
+        let da = r.histograms[0].drift.as_ref().unwrap();
+        let db = r.histograms[1].drift.as_ref().unwrap();
+        assert!(da.drift_percent < 0.5, "{}", da.drift_percent);
+        assert!(
+            db.drift_percent > da.drift_percent + 1.0,
+            "{} vs {}",
+            db.drift_percent,
+            da.drift_percent
+        );
+        assert!(r.drift.is_some());
+        let text = crate::render::histogram_eval_report(&r);
+        assert!(
+            text.contains("a.json (200 pages):") && text.contains("overall:"),
+            "{text}"
+        );
+        // Histograms of different parses do not merge.
+        let pages = workload_pages(20, 0, 3);
+        let other =
+            crate::gather::gather_pages(&pages, crate::ParseModel::Default, None, &|_| true);
+        let mixed = vec![("a".to_string(), a), ("o".to_string(), other)];
+        assert!(eval_histograms(&own, &mixed, &opts).is_err());
     }
 }

@@ -111,6 +111,10 @@ pub struct EvalSpec<'a> {
     pub split: Split,
     /// Only pages of this part (`None`: every page).
     pub part: Option<Part>,
+    /// Of those, only the pages this second split puts in its test part:
+    /// a deterministic, hash-based sample independent of `split` (`None`:
+    /// every page of the part).
+    pub sample: Option<Split>,
     /// The main table: encoded at each of `levels` as `canned-<level>`,
     /// decoded and compared.
     pub table: Option<&'a Table>,
@@ -137,6 +141,7 @@ impl<'a> EvalSpec<'a> {
         EvalSpec {
             split,
             part: Some(Part::Test),
+            sample: None,
             table,
             levels: Level::ALL.to_vec(),
             fast_tables: Vec::new(),
@@ -351,7 +356,8 @@ pub fn evaluate<S: PageSource + ?Sized>(
         let marks: Vec<(bool, bool)> = chunk
             .par_iter()
             .map(|p| {
-                let selected = spec.part.is_none_or(|part| spec.split.part(p) == part);
+                let selected = spec.part.is_none_or(|part| spec.split.part(p) == part)
+                    && spec.sample.is_none_or(|s| s.part(p) == Part::Test);
                 (selected, same_filled(p).is_some())
             })
             .collect();

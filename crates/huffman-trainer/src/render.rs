@@ -9,7 +9,7 @@ use std::fmt::Write;
 use cannery_codec::peer::PeerKind;
 use cannery_codec::Level;
 
-use crate::eval_corpus::EvalReport;
+use crate::eval_corpus::{EvalReport, HistogramEvalReport};
 use crate::evaluate::{Ceiling, ConstraintCost, Drift, ModeResult};
 use crate::mode_key::ModeKey;
 use crate::report::TrainReport;
@@ -245,11 +245,42 @@ pub fn eval_report(r: &EvalReport) -> String {
     let _ = writeln!(out, "{LEGEND}");
     for w in &r.workloads {
         let _ = writeln!(out);
-        let _ = writeln!(out, "workload {}: {} pages", w.name, w.pages);
+        match w.sampled_from {
+            Some(of) => {
+                let _ = writeln!(
+                    out,
+                    "workload {}: {} pages (a hash-based sample of {of})",
+                    w.name, w.pages
+                );
+            }
+            None => {
+                let _ = writeln!(out, "workload {}: {} pages", w.name, w.pages);
+            }
+        }
         modes_table(&mut out, &w.modes, true);
         drift_line(&mut out, w.drift.as_ref());
     }
     let _ = writeln!(out);
+    let _ = write!(out, "overall:");
+    drift_line(&mut out, r.drift.as_ref());
+    out
+}
+
+/// The text form of `cannery eval --histograms`: one drift line per
+/// histogram, then all of them together.
+pub fn histogram_eval_report(r: &HistogramEvalReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "table {} ({}) against {} histogram(s)",
+        r.table_id,
+        r.table_name.as_deref().unwrap_or("unnamed"),
+        r.histograms.len()
+    );
+    for h in &r.histograms {
+        let _ = write!(out, "{} ({} pages):", h.name, h.pages);
+        drift_line(&mut out, h.drift.as_ref());
+    }
     let _ = write!(out, "overall:");
     drift_line(&mut out, r.drift.as_ref());
     out

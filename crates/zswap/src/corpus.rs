@@ -27,10 +27,11 @@ pub struct ReplayCorpus {
 
 impl ReplayCorpus {
     /// Reads the corpus at `path` (a name under `corpora/` too), at most
-    /// `max_pages` pages; an error if it holds none.
+    /// `max_pages` pages of each workload (its first ones); an error if it
+    /// holds none.
     pub fn load(path: &Path, max_pages: Option<usize>) -> cannery_capture::Result<ReplayCorpus> {
         let corpus = Corpus::open(path)?;
-        let limit = max_pages.unwrap_or(usize::MAX).saturating_mul(PAGE_SIZE);
+        let limit = max_pages.unwrap_or(usize::MAX);
         let mut c = ReplayCorpus {
             data: Vec::new(),
             workloads: Vec::new(),
@@ -38,9 +39,13 @@ impl ReplayCorpus {
             omitted_same_filled: 0,
             unstored_same_filled: 0.0,
         };
-        'all: for w in &corpus.workloads {
+        for w in &corpus.workloads {
             c.workloads.push(w.name.clone());
+            let mut taken = 0usize;
             for f in &w.files {
+                if taken >= limit {
+                    break;
+                }
                 let reader = open_pages(f)?;
                 let header = reader.header();
                 let counts = header.counts;
@@ -51,20 +56,16 @@ impl ReplayCorpus {
                 };
                 c.omitted_same_filled += counts.zero + counts.same_filled;
                 c.files += 1;
-                let (mut read, mut full) = (0u64, false);
+                let mut read = 0u64;
                 for page in reader {
-                    c.data.extend_from_slice(&page?.data);
-                    read += 1;
-                    if c.data.len() >= limit {
-                        c.data.truncate(limit);
-                        full = true;
+                    if taken >= limit {
                         break;
                     }
+                    c.data.extend_from_slice(&page?.data);
+                    read += 1;
+                    taken += 1;
                 }
                 c.unstored_same_filled += unstored * read as f64 / counts.stored.max(read) as f64;
-                if full {
-                    break 'all;
-                }
             }
         }
         if c.data.is_empty() {
@@ -97,5 +98,13 @@ mod tests {
         let empty = dir.path().join("e.pages");
         std::fs::write(&empty, b"").unwrap();
         assert!(ReplayCorpus::load(&empty, None).is_err());
+        // The limit is per workload.
+        let root = dir.path().join("two");
+        for (w, n) in [("a", 3), ("b", 1)] {
+            std::fs::create_dir_all(root.join(w)).unwrap();
+            std::fs::write(root.join(w).join("x.pages"), vec![1u8; n * PAGE_SIZE]).unwrap();
+        }
+        let c = ReplayCorpus::load(&root, Some(2)).unwrap();
+        assert_eq!((c.pages(), c.workloads.len()), (3, 2));
     }
 }

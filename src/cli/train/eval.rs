@@ -1,6 +1,8 @@
 //! `cannery eval`: one table on a corpus (every page, or one part of the
-//! train/test split) beside every codec, and its drift. The evaluation is
-//! `cannery_trainer::eval_corpus`, the text `cannery_trainer::render`.
+//! train/test split, sampled to `--eval-pages` per workload) beside every
+//! codec, and its drift; or, with `--histograms`, its drift against fleet
+//! histograms alone. The evaluation is `cannery_trainer::eval_corpus`, the
+//! text `cannery_trainer::render`.
 
 use clap::Args;
 
@@ -19,8 +21,21 @@ pub struct EvalArgs {
     #[arg(long)]
     table: String,
     /// Corpus (name under corpora/ or path).
-    #[arg(long)]
-    corpus: String,
+    #[arg(
+        long,
+        required_unless_present = "histograms",
+        conflicts_with = "histograms"
+    )]
+    corpus: Option<String>,
+    /// Histogram files (from `cannery stats`): the table's drift against
+    /// each and all together, without pages.
+    #[arg(long, num_args = 1..)]
+    histograms: Vec<std::path::PathBuf>,
+    /// Pages evaluated per workload at most; a larger part is sampled by
+    /// page hash (deterministic), as `train` samples its held-out pages.
+    /// 0 evaluates them all.
+    #[arg(long, default_value_t = cannery_trainer::report::DEFAULT_EVAL_PAGES)]
+    eval_pages: u64,
     /// Which pages of each workload: all, or the held-out (test) or training
     /// part of the split `train` uses (same --test-fraction and --seed).
     #[arg(long, default_value = "all", value_parser = ["all", "test", "train"])]
@@ -44,9 +59,15 @@ pub struct EvalArgs {
 /// `cannery eval`.
 pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let table = load_table(&args.table)?;
-    let corpus = CorpusSource::open(std::path::Path::new(&args.corpus))?;
+    if !args.histograms.is_empty() {
+        return eval_histograms_cmd(&table, &args);
+    }
+    let corpus = CorpusSource::open(std::path::Path::new(
+        args.corpus.as_deref().expect("clap requires --corpus"),
+    ))?;
     let workloads = corpus.workloads();
     let opts = EvalOptions {
+        eval_pages: (args.eval_pages > 0).then_some(args.eval_pages),
         peers: !args.no_peers,
         table: args.table_args.options(),
         split: Split::new(args.test_fraction, args.seed)?,
@@ -65,6 +86,34 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", cannery_trainer::render::eval_report(&report));
+    }
+    Ok(())
+}
+
+/// `cannery eval --histograms`.
+fn eval_histograms_cmd(table: &cannery_codec::Table, args: &EvalArgs) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let mut named = Vec::new();
+    for p in &args.histograms {
+        let text = cannery_capture::input::read_text_limited(
+            p,
+            cannery_capture::input::SMALL_FILE_LIMIT,
+            "histogram",
+        )?;
+        let h = cannery_trainer::Histogram::from_json(&text)
+            .with_context(|| format!("{}", p.display()))?;
+        named.push((p.display().to_string(), h));
+    }
+    let report =
+        cannery_trainer::eval_corpus::eval_histograms(table, &named, &args.table_args.options())
+            .context("cannot compare the table with the histograms")?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!(
+            "{}",
+            cannery_trainer::render::histogram_eval_report(&report)
+        );
     }
     Ok(())
 }

@@ -148,16 +148,17 @@ pub fn workload_name(name: &std::ffi::OsStr) -> String {
 }
 
 impl Corpus {
-    /// Every page of every workload in order, at most `limit`, in memory,
-    /// each labelled `workload#index` (for checks that report which page
-    /// failed). An error if the corpus holds no pages.
+    /// The pages of every workload in order, at most `limit` of each
+    /// workload (its first ones), in memory, each labelled `workload#index`
+    /// (for checks that report which page failed). An error if the corpus
+    /// holds no pages.
     pub fn read_pages(&self, limit: Option<usize>) -> Result<(Vec<Vec<u8>>, Vec<String>)> {
         let limit = limit.unwrap_or(usize::MAX);
         let (mut pages, mut labels) = (Vec::new(), Vec::new());
-        'all: for w in &self.workloads {
+        for w in &self.workloads {
             for (i, page) in w.pages()?.enumerate() {
-                if pages.len() >= limit {
-                    break 'all;
+                if i >= limit {
+                    break;
                 }
                 pages.push(page?.data);
                 labels.push(format!("{}#{i}", w.name));
@@ -290,6 +291,16 @@ mod tests {
         assert_eq!(pages.len(), 2);
         assert!(labels[1].ends_with("#1"), "{labels:?}");
         assert_eq!(c.read_pages(Some(1)).unwrap().0.len(), 1);
+        // The limit is per workload.
+        std::fs::create_dir(dir.path().join("w2")).unwrap();
+        std::fs::write(dir.path().join("w2/b.pages"), vec![8u8; 3 * 4096]).unwrap();
+        std::fs::remove_file(&f).unwrap();
+        std::fs::create_dir(dir.path().join("w1")).unwrap();
+        std::fs::write(dir.path().join("w1/a.pages"), vec![7u8; 8192]).unwrap();
+        let c = Corpus::open(dir.path()).unwrap();
+        let (pages, labels) = c.read_pages(Some(2)).unwrap();
+        assert_eq!(labels, ["w1#0", "w1#1", "w2#0", "w2#1"]);
+        assert_eq!(pages.len(), 4);
     }
 
     #[test]
