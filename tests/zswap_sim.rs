@@ -188,12 +188,12 @@ fn sweep_runs_every_batch_size_and_every_compressor_round_trips() {
     let corpus = dir.path().to_str().unwrap();
 
     let mut pools = Vec::new();
-    for (mode, table) in [
-        ("canned", Some("kernel-2024")),
-        ("fixed", None),
-        ("dynamic", None),
-        ("zstd", None),
-        ("lz4", None),
+    for (mode, table, name) in [
+        ("canned", Some("kernel-2024"), "canned:kernel-2024"),
+        ("fixed", None, "fixed"),
+        ("dynamic", None, "dynamic-fast"),
+        ("zstd", None, "zstd-3"),
+        ("lz4", None, "lz4"),
     ] {
         let mut args = vec![
             "--corpus", corpus, "--mode", mode, "--folio", "mixed", "--json",
@@ -202,6 +202,8 @@ fn sweep_runs_every_batch_size_and_every_compressor_round_trips() {
             args.extend(["--table", t]);
         }
         let v = sim_json(&args);
+        // The mode is named as in every other report (README, "Mode names").
+        assert_eq!(v["mode"], name);
         assert_eq!(v["files"], 2);
         assert_eq!(v["pages"], 40);
         let runs = v["runs"].as_array().unwrap();

@@ -16,6 +16,8 @@
 
 use std::path::PathBuf;
 
+use cannery_trainer::ModeKey;
+
 use anyhow::{bail, Context};
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::peer::PeerKind;
@@ -208,14 +210,13 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         files: loaded.files,
         pages: corpus.len() / PAGE_SIZE,
         omitted_same_filled_pages: loaded.omitted_same_filled,
-        mode: match &peer_kind {
-            Some(k) => k.to_string(),
-            None => args
-                .mode
-                .to_possible_value()
-                .expect("named")
-                .get_name()
-                .to_string(),
+        mode: match (&peer_kind, args.mode, &table) {
+            (Some(k), _, _) => k.to_string(),
+            (None, SimMode::Canned, Some(t)) => {
+                ModeKey::table_at(t.name.clone().unwrap_or_else(|| t.id()), args.level).to_string()
+            }
+            (None, SimMode::Dynamic, _) => ModeKey::Dynamic(args.level).to_string(),
+            _ => ModeKey::Fixed.to_string(),
         },
         table: table
             .as_ref()

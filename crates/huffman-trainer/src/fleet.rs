@@ -64,10 +64,12 @@ pub fn train_corpus(
     for t in &mut cluster_tables {
         t.provenance.corpus = Some(opts.corpus.clone());
     }
+    let fleet_ceiling = Ceiling::sum(&reports.iter().map(|r| r.ceiling).collect::<Vec<_>>());
     let fleet_report = FleetReport {
         table_id: fleet.id(),
         test_pages: reports.iter().map(|r| r.test_pages).sum(),
-        ceiling: Ceiling::sum(&reports.iter().map(|r| r.ceiling).collect::<Vec<_>>()),
+        targets: crate::report::check_targets(&fleet_modes, &fleet_ceiling),
+        ceiling: fleet_ceiling,
         qpl_constraint: topts.table.constraints.qpl_compatible.then(|| {
             ConstraintCost::sum(
                 &reports
@@ -313,6 +315,7 @@ fn evaluate_held_out(
             modes.entry(ModeKey::table(w.name.clone())).or_insert(r);
         }
         out.cross_cols.push(modes.clone());
+        let ceiling = Ceiling::of(main, &ev.counts, &topts.table);
         out.reports.push(WorkloadReport {
             name: w.name.clone(),
             pages_read: s.pages_read,
@@ -322,8 +325,9 @@ fn evaluate_held_out(
             held_out_pages: s.test.pages,
             table_id: own.tables[i].as_ref().map(|t| t.id()),
             skipped: own.skipped[i].clone(),
+            targets: crate::report::check_targets(&modes, &ceiling),
             modes,
-            ceiling: Ceiling::of(main, &ev.counts, &topts.table),
+            ceiling,
             qpl_constraint: (topts.table.constraints.qpl_compatible && own.tables[i].is_some())
                 .then(|| ConstraintCost::of(&s.train, &ev.counts, &topts.table)),
             refinement: own.refinements[i].clone(),

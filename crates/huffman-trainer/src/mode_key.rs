@@ -5,14 +5,16 @@
 //! | key | form | what |
 //! |---|---|---|
 //! | [`ModeKey::Canned`] | `canned-fast`, `canned-default`, `canned-best` | the evaluated table, really encoded at that parse level |
-//! | [`ModeKey::CannedTable`] | `canned:<name>` | a named table (`fleet`, `kernel-2024`, a workload's, `cluster-<i>`) at the fast parse |
+//! | [`ModeKey::CannedTable`] | `canned:<name>`, `canned:<name>@default`, `canned:<name>@best` | a named table (`fleet`, `kernel-2024`, a workload's, `cluster-<i>`) at the fast parse, or at the parse after `@` |
 //! | [`ModeKey::BestOf`] | `best-of-<K>` | per page, the smallest of K tables at the fast parse |
 //! | [`ModeKey::Fixed`] | `fixed` | RFC 1951 fixed codes at the fast parse |
 //! | [`ModeKey::Dynamic`] | `dynamic-fast`, `dynamic-best` | per-page dynamic codes at that parse level |
 //! | [`ModeKey::Peer`] | `zstd-1`, `zstd-1-dict`, `lz4`, `libdeflate-6`, … | an outside compressor ([`PeerKind`]) |
 //!
 //! Keys sort by their text form, so maps keyed by them list modes as they
-//! always have. This module only names; it measures nothing.
+//! always have. The same forms name modes in `train`, `eval`, `bench`,
+//! `zswap-sim`, `zswap-kernel` and Python (README, "Mode names"). This
+//! module only names; it measures nothing.
 
 use std::fmt;
 use std::str::FromStr;
@@ -25,8 +27,8 @@ use cannery_codec::Level;
 pub enum ModeKey {
     /// The evaluated table at a parse level.
     Canned(Level),
-    /// A named table at the fast parse.
-    CannedTable(String),
+    /// A named table at a parse level (the fast parse unless said).
+    CannedTable(String, Level),
     /// Per page the smallest of this many tables.
     BestOf(usize),
     /// Fixed codes.
@@ -38,9 +40,14 @@ pub enum ModeKey {
 }
 
 impl ModeKey {
-    /// `canned:<name>`.
+    /// `canned:<name>`: a named table at the fast parse.
     pub fn table(name: impl Into<String>) -> ModeKey {
-        ModeKey::CannedTable(name.into())
+        ModeKey::CannedTable(name.into(), Level::Fast)
+    }
+
+    /// `canned:<name>@<level>` (`canned:<name>` at the fast parse).
+    pub fn table_at(name: impl Into<String>, level: Level) -> ModeKey {
+        ModeKey::CannedTable(name.into(), level)
     }
 
     /// Whether this is one of cannery's own deflate modes (not a peer).
@@ -53,7 +60,8 @@ impl fmt::Display for ModeKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ModeKey::Canned(l) => write!(f, "canned-{l}"),
-            ModeKey::CannedTable(n) => write!(f, "canned:{n}"),
+            ModeKey::CannedTable(n, Level::Fast) => write!(f, "canned:{n}"),
+            ModeKey::CannedTable(n, l) => write!(f, "canned:{n}@{l}"),
             ModeKey::BestOf(k) => write!(f, "best-of-{k}"),
             ModeKey::Fixed => f.write_str("fixed"),
             ModeKey::Dynamic(l) => write!(f, "dynamic-{l}"),
@@ -66,11 +74,15 @@ impl FromStr for ModeKey {
     type Err = String;
 
     fn from_str(s: &str) -> Result<ModeKey, String> {
-        if let Some(name) = s.strip_prefix("canned:") {
+        if let Some(rest) = s.strip_prefix("canned:") {
+            let (name, level) = match rest.rsplit_once('@') {
+                Some((name, l)) => (name, l.parse::<Level>()?),
+                None => (rest, Level::Fast),
+            };
             if name.is_empty() {
                 return Err("canned: needs a table name".into());
             }
-            return Ok(ModeKey::CannedTable(name.into()));
+            return Ok(ModeKey::CannedTable(name.into(), level));
         }
         if let Some(l) = s.strip_prefix("canned-") {
             return l.parse().map(ModeKey::Canned);
@@ -130,6 +142,8 @@ mod tests {
             ModeKey::Canned(Level::Best),
             ModeKey::table("kernel-2024"),
             ModeKey::table("w-1"),
+            ModeKey::table_at("kernel-2024", Level::Default),
+            ModeKey::table_at("redis", Level::Best),
             ModeKey::BestOf(4),
             ModeKey::Fixed,
             ModeKey::Dynamic(Level::Fast),
@@ -151,7 +165,23 @@ mod tests {
         }
         assert_eq!(ModeKey::Canned(Level::Fast).to_string(), "canned-fast");
         assert_eq!(ModeKey::table("fleet").to_string(), "canned:fleet");
-        for bad in ["", "canned:", "canned-max", "best-of-x", "gzip-9"] {
+        assert_eq!(
+            ModeKey::table_at("fleet", Level::Best).to_string(),
+            "canned:fleet@best"
+        );
+        assert_eq!(
+            "canned:fleet@fast".parse::<ModeKey>(),
+            Ok(ModeKey::table("fleet"))
+        );
+        for bad in [
+            "",
+            "canned:",
+            "canned:@best",
+            "canned:x@max",
+            "canned-max",
+            "best-of-x",
+            "gzip-9",
+        ] {
             assert!(bad.parse::<ModeKey>().is_err(), "{bad}");
         }
     }

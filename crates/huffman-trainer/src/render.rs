@@ -12,7 +12,7 @@ use cannery_codec::Level;
 use crate::eval_corpus::{EvalReport, HistogramEvalReport};
 use crate::evaluate::{Ceiling, ConstraintCost, Drift, ModeResult};
 use crate::mode_key::ModeKey;
-use crate::report::TrainReport;
+use crate::report::{TargetCheck, TrainReport};
 
 /// The line that explains the mode names, printed once above the tables.
 pub const LEGEND: &str = "modes: canned-LEVEL = the workload's own table at that parse \
@@ -53,7 +53,7 @@ fn modes_table(out: &mut String, modes: &BTreeMap<ModeKey, ModeResult>, with_cro
         .collect();
     for k in modes.keys() {
         let shown = order.contains(k);
-        let cross = matches!(k, ModeKey::CannedTable(_)) && !shown;
+        let cross = matches!(k, ModeKey::CannedTable(..)) && !shown;
         if !shown && (with_cross || !cross) {
             keys.push(k);
         }
@@ -71,14 +71,6 @@ fn modes_table(out: &mut String, modes: &BTreeMap<ModeKey, ModeResult>, with_cro
     }
 }
 
-fn pct(a: f64, b: f64) -> f64 {
-    if b > 0.0 {
-        100.0 * (a / b - 1.0)
-    } else {
-        0.0
-    }
-}
-
 fn qpl_cost(out: &mut String, cost: Option<&ConstraintCost>) {
     if let Some(c) = cost {
         let _ = writeln!(
@@ -90,14 +82,23 @@ fn qpl_cost(out: &mut String, cost: Option<&ConstraintCost>) {
     }
 }
 
-fn targets(out: &mut String, modes: &BTreeMap<ModeKey, ModeResult>, ceiling: &Ceiling) {
-    let get = |k: ModeKey| modes.get(&k);
-    if let (Some(c), Some(f)) = (get(ModeKey::Canned(Level::Fast)), get(ModeKey::Fixed)) {
-        let _ = writeln!(
-            out,
-            "  canned (fast) vs fixed: {:+.1} % ratio (target ≥ +12 %)",
-            pct(c.ratio, f.ratio)
-        );
+/// One target's line: the gain, the target, met or missed, and why.
+fn target_line(out: &mut String, t: &TargetCheck) {
+    let _ = writeln!(
+        out,
+        "  {}: {:+.1} % ratio (target ≥ {:+} %: {}){}",
+        t.name,
+        t.gain_percent,
+        t.target_percent,
+        if t.met { "met" } else { "MISSED" },
+        t.why.as_ref().map(|w| format!("; {w}")).unwrap_or_default()
+    );
+}
+
+fn targets(out: &mut String, checks: &[TargetCheck], ceiling: &Ceiling) {
+    let mut checks = checks.iter();
+    if let Some(t) = checks.next() {
+        target_line(out, t);
     }
     if ceiling.pages > 0 {
         let _ = writeln!(
@@ -106,15 +107,27 @@ fn targets(out: &mut String, modes: &BTreeMap<ModeKey, ModeResult>, ceiling: &Ce
             ceiling.ceiling_gain_percent, ceiling.table_gain_percent
         );
     }
-    if let (Some(c), Some(d)) = (
-        get(ModeKey::Canned(Level::Best)),
-        get(ModeKey::Dynamic(Level::Best)),
-    ) {
-        let _ = writeln!(
-            out,
-            "  canned (best) vs dynamic (best): {:+.1} % ratio (target ≥ -3 %)",
-            pct(c.ratio, d.ratio)
-        );
+    for t in checks {
+        target_line(out, t);
+    }
+}
+
+/// The closing line on targets: all met, or which workloads missed which.
+fn targets_summary(out: &mut String, r: &TrainReport) {
+    let mut missed = Vec::new();
+    for w in &r.workloads {
+        for t in w.targets.iter().filter(|t| !t.met) {
+            missed.push(format!("{} ({} {:+.1} %)", w.name, t.name, t.gain_percent));
+        }
+    }
+    for t in r.fleet.targets.iter().filter(|t| !t.met) {
+        missed.push(format!("fleet ({} {:+.1} %)", t.name, t.gain_percent));
+    }
+    let _ = writeln!(out);
+    if missed.is_empty() {
+        let _ = writeln!(out, "targets: all met");
+    } else {
+        let _ = writeln!(out, "targets missed: {}", missed.join(", "));
     }
 }
 
@@ -154,7 +167,7 @@ pub fn train_report(r: &TrainReport) -> String {
             let _ = writeln!(out, "  skipped: {s}");
         }
         modes_table(&mut out, &w.modes, false);
-        targets(&mut out, &w.modes, &w.ceiling);
+        targets(&mut out, &w.targets, &w.ceiling);
         qpl_cost(&mut out, w.qpl_constraint.as_ref());
         for s in &w.refinement {
             let _ = writeln!(
@@ -174,7 +187,7 @@ pub fn train_report(r: &TrainReport) -> String {
         r.fleet.test_pages, r.fleet.table_id
     );
     modes_table(&mut out, &r.fleet.modes, false);
-    targets(&mut out, &r.fleet.modes, &r.fleet.ceiling);
+    targets(&mut out, &r.fleet.targets, &r.fleet.ceiling);
     qpl_cost(&mut out, r.fleet.qpl_constraint.as_ref());
 
     let _ = writeln!(out);
@@ -229,6 +242,7 @@ pub fn train_report(r: &TrainReport) -> String {
             );
         }
     }
+    targets_summary(&mut out, r);
     out
 }
 
@@ -340,5 +354,46 @@ mod tests {
         modes_table(&mut out, &modes, true);
         assert!(out.contains("canned:w2"), "{out}");
         assert!(out.contains("  4.500 "), "effective ratio printed: {out}");
+    }
+
+    #[test]
+    fn targets_are_marked_met_or_missed_with_the_ceiling_that_explains_a_miss() {
+        let ceiling = |gain: f64| Ceiling {
+            pages: 10,
+            fixed_bits: 1000,
+            table_bits: 900,
+            optimal_bits: 890,
+            table_gain_percent: gain - 0.1,
+            ceiling_gain_percent: gain,
+        };
+        let modes = |canned: f64| {
+            let mut m = BTreeMap::new();
+            m.insert(ModeKey::Canned(Level::Fast), result(canned));
+            m.insert(ModeKey::Fixed, result(1.0));
+            m.insert(ModeKey::Canned(Level::Best), result(1.0));
+            m.insert(ModeKey::Dynamic(Level::Best), result(1.1));
+            m
+        };
+        let met = crate::report::check_targets(&modes(1.2), &ceiling(20.0));
+        assert!(met[0].met && met[0].why.is_none(), "{met:?}");
+        // 1.0 / 1.1: canned best is 9 % below dynamic best, under -3 %.
+        assert!(!met[1].met);
+        let missed = crate::report::check_targets(&modes(1.10), &ceiling(10.5));
+        assert!(!missed[0].met);
+        assert!(
+            missed[0].why.as_deref().unwrap().contains("+10.5 %"),
+            "{missed:?}"
+        );
+        // A miss the ceiling does not explain has no reason.
+        let plain = crate::report::check_targets(&modes(1.10), &ceiling(20.0));
+        assert!(!plain[0].met && plain[0].why.is_none());
+        let mut text = String::new();
+        targets(&mut text, &missed, &ceiling(10.5));
+        assert!(
+            text.contains(
+                "canned-fast vs fixed: +10.0 % ratio (target ≥ +12 %: MISSED); no single table can"
+            ),
+            "{text}"
+        );
     }
 }

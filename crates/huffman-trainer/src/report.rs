@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use cannery_codec::Level;
 use cannery_codec::Table;
 
 use crate::evaluate::{Ceiling, ConstraintCost, ModeResult};
@@ -115,6 +116,68 @@ impl std::fmt::Display for Progress<'_> {
     }
 }
 
+/// The trainer's target for canned (fast) over fixed, in percent of ratio.
+pub const TARGET_CANNED_VS_FIXED: f64 = 12.0;
+/// The trainer's target for canned (best) against dynamic (best), in
+/// percent of ratio (at most this much worse).
+pub const TARGET_CANNED_VS_DYNAMIC: f64 = -3.0;
+
+/// One of the trainer's targets, checked on held-out pages.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TargetCheck {
+    /// What is compared: `canned-fast vs fixed`, `canned-best vs dynamic-best`.
+    pub name: String,
+    /// The first mode's ratio over the second's, in percent.
+    pub gain_percent: f64,
+    /// The target: the gain must be at least this.
+    pub target_percent: f64,
+    /// Whether it is.
+    pub met: bool,
+    /// For a miss the measurements explain: why no table could meet it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// The targets `modes` meet or miss; `ceiling` explains a canned-vs-fixed
+/// miss when even the best single table could not reach the target.
+pub fn check_targets(modes: &BTreeMap<ModeKey, ModeResult>, ceiling: &Ceiling) -> Vec<TargetCheck> {
+    let pct = |a: f64, b: f64| if b > 0.0 { (a / b - 1.0) * 100.0 } else { 0.0 };
+    let mut out = Vec::new();
+    let get = |k: ModeKey| modes.get(&k);
+    if let (Some(c), Some(f)) = (get(ModeKey::Canned(Level::Fast)), get(ModeKey::Fixed)) {
+        let gain = pct(c.ratio, f.ratio);
+        let met = gain >= TARGET_CANNED_VS_FIXED;
+        let why = (!met && ceiling.pages > 0 && ceiling.ceiling_gain_percent < TARGET_CANNED_VS_FIXED)
+            .then(|| {
+                format!(
+                    "no single table can: the ceiling at the fast parse is {:+.1} % over fixed in bits",
+                    ceiling.ceiling_gain_percent
+                )
+            });
+        out.push(TargetCheck {
+            name: "canned-fast vs fixed".into(),
+            gain_percent: gain,
+            target_percent: TARGET_CANNED_VS_FIXED,
+            met,
+            why,
+        });
+    }
+    if let (Some(c), Some(d)) = (
+        get(ModeKey::Canned(Level::Best)),
+        get(ModeKey::Dynamic(Level::Best)),
+    ) {
+        let gain = pct(c.ratio, d.ratio);
+        out.push(TargetCheck {
+            name: "canned-best vs dynamic-best".into(),
+            gain_percent: gain,
+            target_percent: TARGET_CANNED_VS_DYNAMIC,
+            met: gain >= TARGET_CANNED_VS_DYNAMIC,
+            why: None,
+        });
+    }
+    out
+}
+
 /// Report of one workload.
 #[derive(Clone, Debug, Serialize)]
 pub struct WorkloadReport {
@@ -139,6 +202,8 @@ pub struct WorkloadReport {
     /// Fast-parse gain over fixed of the table used for `canned-*`, against
     /// the most any single table could gain on the evaluated pages.
     pub ceiling: Ceiling,
+    /// The trainer's targets, met or missed ([`check_targets`]).
+    pub targets: Vec<TargetCheck>,
     /// With `qpl_compatible` (and a table of its own): what the constraint
     /// costs on the evaluated pages.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -160,6 +225,8 @@ pub struct FleetReport {
     pub modes: BTreeMap<ModeKey, ModeResult>,
     /// The workloads' ceilings summed (each workload with its own table).
     pub ceiling: Ceiling,
+    /// The trainer's targets on the fleet's figures.
+    pub targets: Vec<TargetCheck>,
     /// With `qpl_compatible`: the workloads' constraint costs summed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qpl_constraint: Option<ConstraintCost>,

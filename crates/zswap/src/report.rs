@@ -81,7 +81,9 @@ pub struct Report {
     /// Zero/same-filled pages the capture counted but left out of the
     /// corpus; not replayed (zswap would keep them as values, no pool space).
     pub omitted_same_filled_pages: u64,
-    /// Compressor name (`canned`, `fixed`, `dynamic`, or a peer's, e.g. `zstd-3`).
+    /// The mode, named as everywhere in cannery (README, "Mode names"):
+    /// `canned:<table>` (`@<level>` unless fast), `fixed`,
+    /// `dynamic-<level>`, or a peer's name (`zstd-3`, `kernel-deflate`).
     pub mode: String,
     /// Canned table name or id (canned mode only).
     pub table: Option<String>,
@@ -117,17 +119,13 @@ impl fmt::Display for Report {
         let r = self;
         writeln!(
             f,
-            "corpus {} ({} workloads, {} files, {} pages; {} zero/same-filled pages left out by the capture), mode {}{}{}, folio {}, {} engines, policy {}",
+            "corpus {} ({} workloads, {} files, {} pages; {} zero/same-filled pages left out by the capture), mode {}{}, folio {}, {} engines, policy {}",
             r.corpus,
             r.workloads.len(),
             r.files,
             r.pages,
             r.omitted_same_filled_pages,
             r.mode,
-            r.table
-                .as_ref()
-                .map(|t| format!(" table {t}"))
-                .unwrap_or_default(),
             r.format
                 .as_ref()
                 .map(|f| format!(" format {f}"))

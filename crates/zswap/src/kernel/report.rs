@@ -145,7 +145,7 @@ impl KernelReport {
         if !self.canned.is_empty() {
             s.push_str("\nIAA canned mode with each workload's own table (cannery's encoder, `fast` parse, IAA format), simulated with the same pool model:\n\n");
             s.push_str(
-                "| workload | table | pool KiB | ratio | stored raw |\n|---|---|---:|---:|---:|\n",
+                "| workload | mode | pool KiB | ratio | stored raw |\n|---|---|---:|---:|---:|\n",
             );
             for (w, p) in &self.canned {
                 s.push_str(&format!(

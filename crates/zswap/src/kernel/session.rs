@@ -281,8 +281,9 @@ pub fn run_session(
             use cannery_codec::{Encoder, Format, Level, Mode};
             let mut enc = Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(table))
                 .map_err(|e| KernelError::Model(e.to_string()))?;
+            // cannery's mode name for a named table at the fast parse.
             let name = format!(
-                "canned:{}@fast",
+                "canned:{}",
                 table.name.clone().unwrap_or_else(|| table.id())
             );
             let p = measure::predict_with(&w.pages, &name, rule, &mut enc)
