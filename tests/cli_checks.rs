@@ -60,10 +60,12 @@ fn validate_counts_every_cell_and_passes_when_all_ran() {
     assert_eq!(c["cells_run"], 15, "{c}");
     assert_eq!(c["cells_skipped"], 0);
     assert_eq!(c["pages_skipped"], 0);
-    assert_eq!(c["pages_run"], 15 * 12);
+    // --max-pages 12 is 12 pages of each of the corpus' 5 workloads.
+    assert_eq!(v["pages"], 5 * 12);
+    assert_eq!(c["pages_run"], 15 * 5 * 12);
     assert_eq!(
         c["pages_passed"].as_u64().unwrap() + c["pages_incompressible"].as_u64().unwrap(),
-        15 * 12
+        15 * 5 * 12
     );
     assert_eq!(v["ok"], true);
     // The rules each backend states for canned mode are listed.
@@ -169,7 +171,8 @@ fn validate_fails_when_a_backend_cannot_use_the_table_unless_skips_are_allowed()
     assert!(o.status.success(), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["counts"]["cells_skipped"], 1);
-    assert_eq!(v["counts"]["pages_skipped"], 5);
+    // 5 pages of each of the 5 workloads.
+    assert_eq!(v["counts"]["pages_skipped"], 25);
     assert_eq!(v["ok"], true);
 }
 

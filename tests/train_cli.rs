@@ -114,7 +114,7 @@ fn train_writes_tables_and_a_json_report_by_corpus_name() {
     for w in ["workload records", "workload text", "fleet (all workloads"] {
         let at = text.find(w).unwrap_or_else(|| panic!("{w} in {text}"));
         let rest = &text[at..];
-        let vs = rest.find("canned (fast) vs fixed:").unwrap();
+        let vs = rest.find("canned-fast vs fixed:").unwrap();
         let ceiling = rest
             .find("single-table ceiling at the fast parse: +")
             .unwrap();

@@ -6,7 +6,7 @@ sources only.
 """
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Literal, Union, final
 
 import numpy as np
@@ -57,6 +57,8 @@ _Level: TypeAlias = Literal["fast", "default", "best"]
 _Format: TypeAlias = Literal["iaa", "deflate"]
 _Parse: TypeAlias = Literal["fast", "iaa", "default", "best"]
 _Part: TypeAlias = Literal["all", "test", "train"]
+# progress(step, done, total), called as each step begins.
+_Progress: TypeAlias = Callable[[str, int, int], object]
 # A corpus: a directory or page file, or workload name -> path(s) or pages.
 _Corpus: TypeAlias = Union[_Path, Mapping[str, Union[_Path, list[_Path], _Pages]]]
 
@@ -128,7 +130,7 @@ def decompress_page(
 ) -> bytes: ...
 def compressed_sizes(
     pages: _Pages, *, table: Table | None = None, mode: _Mode = "canned", level: _Level = "fast", format: _Format = "iaa"
-) -> list[int]: ...
+) -> npt.NDArray[np.int64]: ...
 def export_kernel_header(
     table: Table,
     *,
@@ -218,11 +220,12 @@ def train(
     seed: int = 0,
     parse: _Parse = "fast",
     tables: int = 1,
-    peers: bool = False,
+    peers: bool = True,
     smoothing: str | None = None,
     qpl_compatible: bool = False,
     all_distances: bool = False,
-    eval_pages: int | None = ...,  # default: 1000 held-out pages per workload
+    eval_pages: int | None = 1000,
+    progress: _Progress | None = None,
 ) -> dict[str, Table]: ...
 def train_with_report(
     corpus: _Corpus,
@@ -235,7 +238,8 @@ def train_with_report(
     smoothing: str | None = None,
     qpl_compatible: bool = False,
     all_distances: bool = False,
-    eval_pages: int | None = ...,  # default: 1000 held-out pages per workload
+    eval_pages: int | None = 1000,
+    progress: _Progress | None = None,
 ) -> tuple[dict[str, Table], dict[str, Any]]: ...
 def train_from_histogram(
     histogram: Histogram,
@@ -247,7 +251,7 @@ def train_from_histogram(
 ) -> Table: ...
 def _evaluate(
     table: Table, corpus: _Corpus, *, peers: bool = True, part: _Part = "all", test_fraction: float = 0.2,
-    seed: int = 0, eval_pages: int | None = 1000
+    seed: int = 0, eval_pages: int | None = 1000, progress: _Progress | None = None
 ) -> list[dict[str, Any]]: ...
 def _cross_evaluate(
     tables: dict[str, Table], corpus: _Corpus, *, part: _Part = "all", test_fraction: float = 0.2,

@@ -6,7 +6,7 @@ installed. Nothing is computed here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from cannery import _native
@@ -31,6 +31,7 @@ def evaluate(
     test_fraction: float = 0.2,
     seed: int = 0,
     eval_pages: int | None = 1000,
+    progress: Callable[[str, int, int], object] | None = None,
 ) -> Any:
     """Compression of ``corpus`` (a corpus path, or a dict of workload name
     to a path, paths or pages) with ``table`` and its competitors, as
@@ -49,13 +50,14 @@ def evaluate(
     ``test_fraction`` and ``seed``. At most ``eval_pages`` pages of each
     workload are measured (a deterministic sample by page hash; with
     ``part="test"`` the same pages ``cannery.train`` evaluates); ``None``
-    measures every page.
+    measures every page. ``progress``, if given, is called as
+    ``progress(step, done, total)`` as each workload's evaluation begins.
 
     Returns a pandas DataFrame, or a list of dicts if pandas is absent.
     """
     rows = _native._evaluate(
         table, corpus, peers=peers, part=part, test_fraction=test_fraction, seed=seed,
-        eval_pages=eval_pages,
+        eval_pages=eval_pages, progress=progress,
     )
     return _frame(rows)
 

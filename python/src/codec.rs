@@ -128,8 +128,9 @@ pub fn decompress_page<'py>(
 
 /// Compressed size of every page in `pages` (a 2-D uint8 array, a buffer
 /// of whole 4096-byte pages, or an iterable of pages), with the arguments
-/// of `compress_page`. Incompressible pages count as 4096 bytes, as zswap
-/// stores them raw. Runs with the GIL released.
+/// of `compress_page`, as a 1-D NumPy int64 array (one entry per page).
+/// Incompressible pages count as 4096 bytes, as zswap stores them raw.
+/// Runs with the GIL released.
 #[pyfunction]
 #[pyo3(signature = (pages, *, table=None, mode="canned", level="fast", format="iaa"))]
 pub fn compressed_sizes<'py>(
@@ -139,19 +140,30 @@ pub fn compressed_sizes<'py>(
     mode: &str,
     level: &str,
     format: &str,
-) -> PyResult<Vec<usize>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let mut enc = encoder(table.as_deref(), mode, level, format)?;
     let pages = buffer::pages(pages, "pages")?;
     let slices = pages.slices();
-    py.allow_threads(|| {
-        let mut out = Vec::with_capacity(PAGE_SIZE);
-        slices
-            .iter()
-            .map(|p| match enc.compress(p, &mut out)? {
-                Outcome::Compressed(n) => Ok(n),
-                Outcome::Incompressible => Ok(PAGE_SIZE),
-            })
-            .collect::<Result<Vec<usize>, EncodeError>>()
-    })
-    .map_err(encode_error)
+    let sizes = py
+        .allow_threads(|| {
+            let mut out = Vec::with_capacity(PAGE_SIZE);
+            slices
+                .iter()
+                .map(|p| match enc.compress(p, &mut out)? {
+                    Outcome::Compressed(n) => Ok(n as i64),
+                    Outcome::Incompressible => Ok(PAGE_SIZE as i64),
+                })
+                .collect::<Result<Vec<i64>, EncodeError>>()
+        })
+        .map_err(encode_error)?;
+    // A writable int64 array over the sizes' bytes (native byte order).
+    let bytes: Vec<u8> = sizes.iter().flat_map(|n| n.to_ne_bytes()).collect();
+    let np = py.import("numpy")?;
+    np.call_method1(
+        "frombuffer",
+        (
+            pyo3::types::PyByteArray::new(py, &bytes),
+            np.getattr("int64")?,
+        ),
+    )
 }

@@ -174,6 +174,21 @@ pub fn invalid(message: impl std::fmt::Display) -> PyErr {
     error(Kind::InvalidInput, message)
 }
 
+/// An I/O error on `path` as Python raises one: `OSError(errno, strerror,
+/// filename)`, which Python turns into the matching subclass
+/// (`FileNotFoundError`, `PermissionError`, …) with `filename` set.
+pub fn os_error(path: &std::path::Path, e: &std::io::Error) -> PyErr {
+    // "No such file or directory (os error 2)" -> the C library's words.
+    let text = e.to_string();
+    let strerror = text.split(" (os error").next().unwrap_or(&text).to_string();
+    match e.raw_os_error() {
+        Some(errno) => {
+            pyo3::exceptions::PyOSError::new_err((errno, strerror, path.display().to_string()))
+        }
+        None => pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())),
+    }
+}
+
 /// Writes `bytes` to `path` atomically (a temporary file renamed into
 /// place, so an interrupted write never leaves a partial file), replacing
 /// an existing file as Python's `open(path, "wb")` would. I/O errors are

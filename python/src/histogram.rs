@@ -200,7 +200,9 @@ impl PyHistogram {
     /// Reads a histogram file written by `save` (or `cannery stats`).
     #[classmethod]
     fn load(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<PyHistogram> {
-        let text = py.allow_threads(|| std::fs::read_to_string(&path))?;
+        let text = py
+            .allow_threads(|| std::fs::read_to_string(&path))
+            .map_err(|e| crate::errors::os_error(&path, &e))?;
         Histogram::from_json(&text)
             .map(PyHistogram::new)
             .map_err(|e| error(Kind::Histogram, format!("{}: {e}", path.display())))

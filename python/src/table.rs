@@ -140,7 +140,9 @@ impl PyTable {
     /// content). Raises TableError for damaged files, OSError if unreadable.
     #[classmethod]
     fn load(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<PyTable> {
-        let bytes = py.allow_threads(|| std::fs::read(&path))?;
+        let bytes = py
+            .allow_threads(|| std::fs::read(&path))
+            .map_err(|e| crate::errors::os_error(&path, &e))?;
         Table::from_bytes(&bytes)
             .map(PyTable::new)
             .map_err(|e| error(Kind::Table, format!("{}: {e}", path.display())))

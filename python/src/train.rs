@@ -53,6 +53,47 @@ fn split(test_fraction: f64, seed: u64) -> PyResult<Split> {
     Split::new(test_fraction, seed).map_err(train_error)
 }
 
+/// A Python progress callback, called as `progress(step, done, total)`
+/// from the trainer's events (the GIL taken for each call). The first
+/// exception it raises is kept and raised when the work ends.
+struct Progress {
+    callback: Option<PyObject>,
+    done: u64,
+    total: u64,
+    error: Option<PyErr>,
+}
+
+impl Progress {
+    fn new(callback: Option<PyObject>, total: u64) -> Progress {
+        Progress {
+            callback,
+            done: 0,
+            total,
+            error: None,
+        }
+    }
+
+    /// A step named `step` begins.
+    fn step(&mut self, step: &str) {
+        self.done += 1;
+        let Some(cb) = &self.callback else {
+            return;
+        };
+        if self.error.is_some() {
+            return;
+        }
+        let (done, total) = (self.done.min(self.total), self.total);
+        if let Err(e) = Python::with_gil(|py| cb.call1(py, (step, done, total)).map(drop)) {
+            self.error = Some(e);
+        }
+    }
+
+    /// The callback's exception, if it raised one.
+    fn finish(self) -> PyResult<()> {
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
 fn json_to_py<'py>(py: Python<'py>, v: &impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {
     let text = serde_json::to_string(v).map_err(|e| error(Kind::Cannery, e))?;
     py.import("json")?.call_method1("loads", (text,))
@@ -71,6 +112,7 @@ fn run_training<'py>(
     qpl_compatible: bool,
     all_distances: bool,
     eval_pages: Option<u64>,
+    progress: Option<PyObject>,
 ) -> PyResult<(Bound<'py, PyDict>, cannery_trainer::report::TrainReport)> {
     let topts = TrainOptions {
         parse: parse_model(parse)?,
@@ -94,9 +136,12 @@ fn run_training<'py>(
         peers,
         eval_pages,
     };
+    // Steps: scan, train and evaluate each workload; the fleet and cluster tables.
+    let mut bar = Progress::new(progress, 3 * workloads.len() as u64 + 2);
     let out = py
-        .allow_threads(|| train_corpus(&workloads, &opts, &mut |_| {}))
+        .allow_threads(|| train_corpus(&workloads, &opts, &mut |p| bar.step(&p.to_string())))
         .map_err(train_error)?;
+    bar.finish()?;
     let d = PyDict::new(py);
     for t in out
         .workload_tables
@@ -118,15 +163,21 @@ fn run_training<'py>(
 /// under `corpora/`), or a dict of workload name -> path, list of paths, or
 /// pages. Options are those of `cannery train`: `test_fraction` of pages
 /// held out by content hash (`seed`), `parse` model ("fast", "default",
-/// "best"), `tables` (K), `peers` (measure zstd/lz4/libdeflate for the
-/// report), `smoothing` ("add-one", "uniform:M", "prior:M"; None = the
-/// trainer's default), `qpl_compatible`, `all_distances`, `eval_pages`
-/// (held-out pages evaluated per workload at most, a hash-chosen sample;
-/// None = all).
+/// "best"), `tables` (K), `peers` (also measure zstd/lz4/libdeflate in the
+/// report: `train_with_report` only, as `train` returns no report),
+/// `smoothing` ("add-one", "uniform:M", "prior:M"; None = the trainer's
+/// default), `qpl_compatible`, `all_distances`, `eval_pages` (held-out
+/// pages evaluated per workload at most, a hash-chosen sample; None = all)
+/// and `progress`, a callable `progress(step, done, total)` called as each
+/// step begins (`"scanning redis"`, `"training fleet"`, …; `done` counts
+/// the steps begun), e.g. `lambda step, done, total: print(done, total,
+/// step)`, or a tqdm bar's `bar.total = total; bar.update(done - bar.n)`.
 #[pyfunction]
-#[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, parse="fast", tables=1, peers=false,
+#[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, parse="fast", tables=1, peers=true,
     smoothing=None, qpl_compatible=false, all_distances=false,
-    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES)))]
+    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES), progress=None),
+    text_signature = "(corpus, *, test_fraction=0.2, seed=0, parse='fast', tables=1, peers=True, \
+        smoothing=None, qpl_compatible=False, all_distances=False, eval_pages=1000, progress=None)")]
 #[allow(clippy::too_many_arguments)]
 pub fn train<'py>(
     py: Python<'py>,
@@ -140,7 +191,10 @@ pub fn train<'py>(
     qpl_compatible: bool,
     all_distances: bool,
     eval_pages: Option<u64>,
+    progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // The tables do not depend on `peers` (the report does, and is dropped).
+    let _ = peers;
     let (d, _) = run_training(
         py,
         corpus,
@@ -148,23 +202,26 @@ pub fn train<'py>(
         seed,
         parse,
         tables,
-        peers,
+        false,
         smoothing,
         qpl_compatible,
         all_distances,
         eval_pages,
+        progress,
     )?;
     Ok(d)
 }
 
 /// Like `train`, also returning the training report as a dict (held-out
 /// results per workload and mode, fleet totals, the cross-workload matrix,
-/// refinement steps, smoothing comparison) in the `cannery train --json`
-/// shape. `peers` defaults to True here, as in the CLI.
+/// refinement steps, smoothing comparison, targets met or missed) in the
+/// `cannery train --json` shape. Same arguments and defaults as `train`.
 #[pyfunction]
 #[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, parse="fast", tables=1, peers=true,
     smoothing=None, qpl_compatible=false, all_distances=false,
-    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES)))]
+    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES), progress=None),
+    text_signature = "(corpus, *, test_fraction=0.2, seed=0, parse='fast', tables=1, peers=True, \
+        smoothing=None, qpl_compatible=False, all_distances=False, eval_pages=1000, progress=None)")]
 #[allow(clippy::too_many_arguments)]
 pub fn train_with_report<'py>(
     py: Python<'py>,
@@ -178,6 +235,7 @@ pub fn train_with_report<'py>(
     qpl_compatible: bool,
     all_distances: bool,
     eval_pages: Option<u64>,
+    progress: Option<PyObject>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>)> {
     let (d, report) = run_training(
         py,
@@ -191,6 +249,7 @@ pub fn train_with_report<'py>(
         qpl_compatible,
         all_distances,
         eval_pages,
+        progress,
     )?;
     Ok((d, json_to_py(py, &report)?))
 }
@@ -242,7 +301,9 @@ fn row<'py>(
 /// `cannery eval` does; see `cannery.evaluate`.
 #[pyfunction]
 #[pyo3(signature = (table, corpus, *, peers=true, part="all", test_fraction=0.2, seed=0,
-    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES)))]
+    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES), progress=None),
+    text_signature = "(table, corpus, *, peers=True, part='all', test_fraction=0.2, seed=0, \
+        eval_pages=1000, progress=None)")]
 #[allow(clippy::too_many_arguments)]
 pub fn _evaluate<'py>(
     py: Python<'py>,
@@ -253,12 +314,14 @@ pub fn _evaluate<'py>(
     test_fraction: f64,
     seed: u64,
     eval_pages: Option<u64>,
+    progress: Option<PyObject>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let part = part_arg(part)?;
     let split = split(test_fraction, seed)?;
     let arg = corpus_arg(corpus)?;
     let sources = arg.sources()?;
     let table = table.inner.clone();
+    let mut bar = Progress::new(progress, sources.len() as u64);
     let results = py
         .allow_threads(|| {
             let workloads: Vec<Workload<'_>> = sources
@@ -275,7 +338,10 @@ pub fn _evaluate<'py>(
                 eval_pages,
                 ..EvalOptions::default()
             };
-            eval_corpus(&table, "", &workloads, &opts, &mut |_| {}).map(|r| {
+            eval_corpus(&table, "", &workloads, &opts, &mut |name| {
+                bar.step(&format!("evaluating {name}"))
+            })
+            .map(|r| {
                 r.workloads
                     .into_iter()
                     .map(|w| (w.name, w.modes))
@@ -283,6 +349,7 @@ pub fn _evaluate<'py>(
             })
         })
         .map_err(train_error)?;
+    bar.finish()?;
     let mut rows = Vec::new();
     for (workload, modes) in &results {
         for (mode, r) in modes {

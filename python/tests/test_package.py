@@ -84,7 +84,7 @@ def test_mypy_strict_on_analyst_code(tmp_path):
         page = np.zeros(4096, dtype=np.uint8)
         out: bytes = cannery.compress_page(page, table=t, mode="canned", level="best")
         back: bytes = cannery.decompress_page(out, table=t)
-        sizes: list[int] = cannery.compressed_sizes([page, b"abc"], mode="fixed")
+        sizes: np.ndarray = cannery.compressed_sizes([page, b"abc"], mode="fixed")
         lengths: list[int] = t.litlen_lengths
         try:
             cannery.compress_page(bytearray(4096), table=t, format="deflate")

@@ -146,7 +146,7 @@ fn the_report_round_trips_through_json_and_renders_one_row_per_run() {
         files: 1,
         pages: 8,
         omitted_same_filled_pages: 0,
-        mode: "canned".into(),
+        mode: "canned:kernel-2024".into(),
         table: Some("kernel-2024".into()),
         format: Some("iaa".into()),
         level: Some("fast".into()),
@@ -162,7 +162,10 @@ fn the_report_round_trips_through_json_and_renders_one_row_per_run() {
     assert_eq!(back, report);
     let text = report.to_string();
     assert!(text.starts_with("corpus synthetic (1 workloads, 1 files, 8 pages; "));
-    assert!(text.contains(", mode canned table kernel-2024 format iaa, folio 16k,"));
+    assert!(
+        text.contains(", mode canned:kernel-2024 format iaa, folio 16k,"),
+        "{text}"
+    );
     assert_eq!(text.lines().count(), 5 + 1);
     assert_eq!(report.mismatches(), 0);
 }
