@@ -77,3 +77,33 @@ def test_compressed_sizes_is_a_numpy_array():
     assert isinstance(sizes, np.ndarray) and sizes.dtype == np.int64 and sizes.shape == (5,)
     assert (sizes > 0).all() and (sizes <= 4096).all()
     assert cannery.compressed_sizes([], mode="fixed").shape == (0,)
+
+
+def test_stub_docstrings_match_the_modules():
+    """Every function, class and method in the type stubs carries the
+    docstring help() shows, so editors reading the stubs show the same."""
+    import ast
+
+    from conftest import REPO
+
+    stub = (REPO / "python" / "cannery" / "_native.pyi").read_text()
+    checked = 0
+
+    def walk(body: list[ast.stmt], obj: object, where: str) -> None:
+        nonlocal checked
+        for node in body:
+            if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                continue
+            if node.name.startswith("__") and node.name != "__new__":
+                continue
+            live = getattr(obj, node.name)
+            want = inspect.cleandoc(live.__doc__ or "")
+            got = ast.get_docstring(node) or ""
+            assert want, f"{where}{node.name} has no docstring in the module"
+            assert got == want, f"{where}{node.name}: the stub's docstring differs"
+            checked += 1
+            if isinstance(node, ast.ClassDef):
+                walk(node.body, live, f"{where}{node.name}.")
+
+    walk(ast.parse(stub).body, cannery._native, "")
+    assert checked > 60, checked
