@@ -9,6 +9,11 @@ figure if None) and returns the Axes, so cells can restyle or save them.
 The functions only draw data computed elsewhere (``cannery.evaluate``,
 ``cannery.cross_evaluate``, ``cannery.compressed_sizes``, ``Table``); they
 compute no compression statistics themselves. Requires matplotlib.
+
+New figures use constrained layout and at most a notebook's width (10
+inches), so a plain ``fig.savefig(...)`` keeps every label; modes get
+colours by family (canned modes in blues, dynamic in greens, fixed in grey,
+each outside compressor family in its own hue), distinct for up to 16 modes.
 """
 
 from __future__ import annotations
@@ -23,9 +28,61 @@ if TYPE_CHECKING:
 
     from cannery._native import Table
 
-__all__ = ["code_length_profile", "cross_matrix", "ratio_by_mode", "size_cdf"]
+__all__ = [
+    "code_length_profile",
+    "cross_matrix",
+    "mode_colors",
+    "ratio_by_mode",
+    "size_cdf",
+]
 
 PAGE_SIZE = 4096
+
+#: The widest new figure, in inches: a notebook cell's width.
+MAX_WIDTH = 10.0
+
+#: Colour families by mode name prefix (first match wins): a matplotlib
+#: sequential colormap per family, so modes of one family share a hue and
+#: differ in lightness.
+_FAMILIES: list[tuple[tuple[str, ...], str]] = [
+    (("canned", "best-of"), "Blues"),
+    (("dynamic",), "Greens"),
+    (("fixed",), "Greys"),
+    (("zstd",), "Oranges"),
+    (("lz4",), "Purples"),
+    (("libdeflate",), "Reds"),
+    (("zlib", "miniz"), "YlOrBr"),
+    (("kernel",), "RdPu"),
+]
+
+
+def mode_colors(modes: Sequence[str]) -> dict[str, tuple[float, float, float, float]]:
+    """A colour for each mode: modes of one family (``canned-*`` and
+    ``canned:*``, ``dynamic-*``, ``zstd-*``, ...) take shades of one hue, from
+    dark to light in the order given; modes of no family take the
+    qualitative ``tab10`` colours."""
+    import matplotlib
+
+    groups: dict[str, list[str]] = {}
+    other: list[str] = []
+    for m in modes:
+        for prefixes, cmap in _FAMILIES:
+            if m.startswith(prefixes):
+                groups.setdefault(cmap, []).append(m)
+                break
+        else:
+            other.append(m)
+    colors: dict[str, tuple[float, float, float, float]] = {}
+    for cmap, members in groups.items():
+        shades = matplotlib.colormaps[cmap]
+        n = len(members)
+        for i, m in enumerate(members):
+            # From 0.9 (dark) towards 0.4 (light): readable on white.
+            colors[m] = tuple(shades(0.9 - 0.5 * i / max(1, n - 1) if n > 1 else 0.75))  # type: ignore[assignment]
+    tab = matplotlib.colormaps["tab10"]
+    for i, m in enumerate(other):
+        colors[m] = tuple(tab(i % 10))  # type: ignore[assignment]
+    return colors
 
 
 def _axes(ax: Optional[Axes], figsize: tuple[float, float]) -> Axes:
@@ -33,7 +90,8 @@ def _axes(ax: Optional[Axes], figsize: tuple[float, float]) -> Axes:
         return ax
     import matplotlib.pyplot as plt
 
-    _, new = plt.subplots(figsize=figsize)
+    width, height = figsize
+    _, new = plt.subplots(figsize=(min(width, MAX_WIDTH), height), constrained_layout=True)
     return new
 
 
@@ -64,12 +122,14 @@ def ratio_by_mode(
     all_modes = list(dict.fromkeys(r["mode"] for r in rows))
     shown = list(modes) if modes is not None else all_modes
     table = {(r["workload"], r["mode"]): float(r[value]) for r in rows}
-    ax = _axes(ax, (max(6.0, 1.2 * len(workloads) * max(1, len(shown)) / 3), 4.0))
+    ax = _axes(ax, (max(6.0, 1.2 * len(workloads) * max(1, len(shown)) / 3), 4.5))
     x = np.arange(len(workloads))
     width = 0.8 / max(1, len(shown))
+    colors = mode_colors(shown)
     for i, mode in enumerate(shown):
         heights = [table.get((w, mode), np.nan) for w in workloads]
-        ax.bar(x + (i - (len(shown) - 1) / 2) * width, heights, width, label=mode)
+        ax.bar(x + (i - (len(shown) - 1) / 2) * width, heights, width, label=mode,
+               color=colors[mode])
     ax.set_xticks(x)
     ax.set_xticklabels(workloads, rotation=30, ha="right")
     ax.set_ylabel(value.replace("_", " "))
@@ -77,8 +137,10 @@ def ratio_by_mode(
     ax.axhline(1.0, color="grey", linewidth=0.8)
     finite = [v for v in table.values() if np.isfinite(v)]
     if finite:
-        ax.set_ylim(0, max(finite) * 1.3)  # headroom for the legend
-    ax.legend(fontsize="small", ncol=min(4, max(1, len(shown))), loc="upper center")
+        ax.set_ylim(0, max(finite) * 1.1)
+    # Beside the bars, one column per 8 modes: constrained layout makes room.
+    ax.legend(fontsize="small", ncol=1 + (len(shown) - 1) // 8, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return ax
 
 
@@ -103,7 +165,7 @@ def cross_matrix(
     grid = np.full((len(tables), len(workloads)), np.nan)
     for r in rows:
         grid[tables.index(r["table"]), workloads.index(r["workload"])] = float(r[value])
-    ax = _axes(ax, (1.0 + 0.9 * len(workloads), 1.0 + 0.6 * len(tables)))
+    ax = _axes(ax, (3.0 + 0.9 * len(workloads), 1.5 + 0.45 * len(tables)))
     image = ax.imshow(grid, cmap="viridis", aspect="auto")
     ax.figure.colorbar(image, ax=ax, label=value.replace("_", " "))
     ax.set_xticks(np.arange(len(workloads)))
@@ -191,3 +253,4 @@ def size_cdf(
     ax.set_title("per-page compressed size (CDF)")
     ax.legend(fontsize="small", loc="lower right")
     return ax
+

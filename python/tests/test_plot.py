@@ -78,3 +78,59 @@ def test_size_cdf_steps_reach_one(kernel_table):
         assert line.get_ydata()[-1] == 1.0
     single = plot.size_cdf([100, 200, 4096])
     assert len([l for l in single.lines if l.get_label().startswith("pages")]) == 1
+
+
+def clipped_labels(fig) -> list[str]:
+    """What a plain ``fig.savefig`` would cut: the sides of the figure that
+    the box around everything drawn (titles, axis and tick labels, legends,
+    colour bars, cell annotations) crosses. Empty when every label is whole."""
+    fig.canvas.draw()
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+    w, h = fig.get_size_inches()
+    eps = 0.01
+    sides = {"left": drawn.x0 < -eps, "bottom": drawn.y0 < -eps,
+             "right": drawn.x1 > w + eps, "top": drawn.y1 > h + eps}
+    return [side for side, out in sides.items() if out]
+
+
+ALL_MODES = [
+    "canned-fast", "canned-default", "canned-best", "canned:kernel-2024", "fixed",
+    "dynamic-fast", "dynamic-best", "zstd-1", "zstd-3", "zstd-1-dict", "lz4", "libdeflate-1",
+    "libdeflate-6", "zlib-6", "miniz-6", "kernel-deflate",
+]
+WORKLOADS = ["gcc-build", "jvm-index", "node-service", "python-etl", "redis"]
+
+
+def test_plots_saved_plainly_keep_every_label_and_fit_a_notebook(tmp_path):
+    rows = [{"workload": w, "mode": m, "ratio": 2.0 + 0.1 * i + 0.3 * j}
+            for j, w in enumerate(WORKLOADS) for i, m in enumerate(ALL_MODES)]
+    ax = plot.ratio_by_mode(rows)
+    fig = ax.figure
+    assert clipped_labels(fig) == []
+    assert fig.get_size_inches()[0] <= plot.MAX_WIDTH
+    fig.savefig(tmp_path / "modes.png")
+    names = [f"table-{n}" for n in ("gcc-build", "jvm-index", "node-service", "fleet", "kernel-2024")]
+    matrix = [{"table": t, "workload": w, "ratio": 2.5 + i * 0.1 + j * 0.01}
+              for i, t in enumerate(names) for j, w in enumerate(WORKLOADS)]
+    ax = plot.cross_matrix(matrix)
+    assert clipped_labels(ax.figure) == []
+    assert ax.figure.get_size_inches()[0] <= plot.MAX_WIDTH
+    for fig in (plot.code_length_profile(cannery.Table.kernel_2024()).figure,
+                plot.size_cdf({"fixed": [100, 4096], "canned:kernel-2024": [90, 300]}).figure):
+        assert clipped_labels(fig) == []
+
+
+def test_mode_colors_are_distinct_and_grouped_by_family():
+    import colorsys
+
+    colors = plot.mode_colors(ALL_MODES)
+    assert len(set(colors.values())) == len(ALL_MODES), "16 modes, 16 colours"
+    hue = {m: colorsys.rgb_to_hsv(*colors[m][:3])[0] for m in ALL_MODES}
+    canned = [m for m in ALL_MODES if m.startswith("canned")]
+    # The canned modes share the blue family, and no other mode is in it.
+    assert all(0.5 < hue[m] < 0.7 for m in canned), {m: hue[m] for m in canned}
+    blue = [m for m in ALL_MODES if m not in canned and 0.5 < hue[m] < 0.7
+            and colorsys.rgb_to_hsv(*colors[m][:3])[1] > 0.2]
+    assert blue == [], blue
+    # canned-best and zstd-1 no longer look alike.
+    assert colors["canned-best"] != colors["zstd-1"]
