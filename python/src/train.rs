@@ -136,8 +136,10 @@ fn run_training<'py>(
         peers,
         eval_pages,
     };
-    // Steps: scan, train and evaluate each workload; the fleet and cluster tables.
-    let mut bar = Progress::new(progress, 3 * workloads.len() as u64 + 2);
+    let mut bar = Progress::new(
+        progress,
+        cannery_trainer::report::Progress::steps(workloads.len(), tables),
+    );
     let out = py
         .allow_threads(|| train_corpus(&workloads, &opts, &mut |p| bar.step(&p.to_string())))
         .map_err(train_error)?;

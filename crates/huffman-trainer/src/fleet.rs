@@ -178,6 +178,7 @@ fn train_workload_tables(
                 | TrainError::Empty { .. }
                 | TrainError::AllSameFilled { .. }),
             ) => {
+                progress(Progress::Skipped(&w.name));
                 own.tables.push(None);
                 own.skipped.push(Some(e.to_string()));
                 own.refinements.push(Vec::new());

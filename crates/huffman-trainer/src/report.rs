@@ -103,15 +103,28 @@ pub enum Progress<'a> {
     Training(&'a str),
     /// Evaluating a workload's held-out pages.
     Evaluating(&'a str),
+    /// A workload too small for a table of its own (it gets none).
+    Skipped(&'a str),
+}
+
+impl Progress<'_> {
+    /// How many events [`crate::fleet::train_corpus`] sends for `workloads`
+    /// workloads and `tables` tables (`--tables`): scanning, training (or
+    /// skipping) and evaluating each workload, the fleet table, and the
+    /// clustered tables when `tables > 1`.
+    pub fn steps(workloads: usize, tables: usize) -> u64 {
+        3 * workloads as u64 + 1 + u64::from(tables > 1)
+    }
 }
 
 impl std::fmt::Display for Progress<'_> {
-    /// `scanning W`, `training W`, `evaluating W`.
+    /// `scanning W`, `training W`, `evaluating W`, `no table of its own for W …`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Progress::Scanning(w) => write!(f, "scanning {w}"),
             Progress::Training(w) => write!(f, "training {w}"),
             Progress::Evaluating(w) => write!(f, "evaluating {w}"),
+            Progress::Skipped(w) => write!(f, "no table of its own for {w} (too few pages)"),
         }
     }
 }
@@ -378,6 +391,39 @@ mod tests {
         );
         // Deterministic.
         assert_eq!(table_file_names(&names, 2), files);
+    }
+
+    #[test]
+    fn progress_hears_exactly_the_steps_it_announces() {
+        let (a, b) = (workload_pages(300, 0, 61), workload_pages(300, 1, 62));
+        let tiny = workload_pages(3, 0, 63);
+        let ws = [
+            Workload {
+                name: "a".into(),
+                source: &a,
+            },
+            Workload {
+                name: "b".into(),
+                source: &b,
+            },
+            Workload {
+                name: "tiny".into(),
+                source: &tiny,
+            },
+        ];
+        for tables in [1, 2] {
+            let opts = CorpusOptions {
+                corpus: "synthetic".into(),
+                train: TrainOptions::default(),
+                tables,
+                peers: false,
+                eval_pages: Some(20),
+            };
+            let mut heard = Vec::new();
+            train_corpus(&ws, &opts, &mut |p| heard.push(p.to_string())).unwrap();
+            assert_eq!(heard.len() as u64, Progress::steps(3, tables), "{heard:?}");
+            assert!(heard.contains(&"no table of its own for tiny (too few pages)".to_string()));
+        }
     }
 
     #[test]

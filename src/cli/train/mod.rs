@@ -124,8 +124,8 @@ pub(super) fn parse_level(s: &str) -> Result<Level, String> {
 /// Training's progress: a bar over its steps (scan, train and evaluate each
 /// workload; the fleet and cluster tables) on a terminal, each step as a
 /// line with `-v`.
-fn progress_printer(workloads: usize) -> impl FnMut(Progress<'_>) {
-    let bar = crate::cli::out::bar(3 * workloads as u64 + 2, "train", "steps");
+fn progress_printer(workloads: usize, tables: usize) -> impl FnMut(Progress<'_>) {
+    let bar = crate::cli::out::bar(Progress::steps(workloads, tables), "train", "steps");
     let start = std::time::Instant::now();
     move |p| {
         bar.inc(1);
@@ -209,7 +209,11 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         eval_pages: (args.eval_pages > 0).then_some(args.eval_pages),
     };
     let started = std::time::Instant::now();
-    let out = train_corpus(&workloads, &opts, &mut progress_printer(workloads.len()))?;
+    let out = train_corpus(
+        &workloads,
+        &opts,
+        &mut progress_printer(workloads.len(), opts.tables),
+    )?;
     let elapsed = started.elapsed();
 
     let path_of = |name: &str| -> PathBuf {
