@@ -299,6 +299,7 @@ def capture(
     file_private: bool = False,
     level: int = 9,
     force: bool = False,
+    progress: _Progress | None = None,
 ) -> dict[str, Any]:
     """Captures the resident anonymous pages of process `pid` into the
     snapshot file `out` and returns its report (path, end reason, the final
@@ -310,7 +311,8 @@ def capture(
     it, at most `max_pause` seconds), `dedup`, `max_pages`, `sample_rate`,
     `seed`, `redact_secrets` (drop pages that look like secrets),
     `file_private` (also copy-on-write pages of private file mappings) and
-    the zstd `level`. An existing file at `out` is kept (FileExistsError)
+    the zstd `level`; `progress`, a callable `progress(step, done, total)`,
+    hears each sample taken. An existing file at `out` is kept (FileExistsError)
     unless `force`; a capture that fails or takes no sample writes nothing.
     Snapshots contain raw memory: whatever secrets the
     process held. Needs ptrace access to `pid` (same user and a permissive

@@ -46,7 +46,8 @@ fn capture_error(e: cannery_capture::Error) -> PyErr {
 /// it, at most `max_pause` seconds), `dedup`, `max_pages`, `sample_rate`,
 /// `seed`, `redact_secrets` (drop pages that look like secrets),
 /// `file_private` (also copy-on-write pages of private file mappings) and
-/// the zstd `level`. An existing file at `out` is kept (FileExistsError)
+/// the zstd `level`; `progress`, a callable `progress(step, done, total)`,
+/// hears each sample taken. An existing file at `out` is kept (FileExistsError)
 /// unless `force`; a capture that fails or takes no sample writes nothing.
 /// Snapshots contain raw memory: whatever secrets the
 /// process held. Needs ptrace access to `pid` (same user and a permissive
@@ -55,7 +56,8 @@ fn capture_error(e: cannery_capture::Error) -> PyErr {
 #[pyfunction]
 #[pyo3(signature = (pid, out, *, samples=1, interval=1.0, label=None, children=false,
     freeze=false, max_pause=0.5, dedup=false, max_pages=None, sample_rate=1.0,
-    seed=828927532781, redact_secrets=false, file_private=false, level=9, force=false))]
+    seed=828927532781, redact_secrets=false, file_private=false, level=9, force=false,
+    progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn capture<'py>(
     py: Python<'py>,
@@ -75,6 +77,7 @@ pub fn capture<'py>(
     file_private: bool,
     level: i32,
     force: bool,
+    progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let seconds = |what: &str, v: f64| {
         if v.is_finite() && v >= 0.0 {
@@ -110,6 +113,7 @@ pub fn capture<'py>(
         count: samples,
         interval: seconds("interval", interval)?,
     };
+    let mut bar = crate::progress::Progress::new(progress, u64::from(samples));
     let (result, interrupted) = py.allow_threads(|| {
         cannery_capture::interrupt::reset();
         // Restores the interpreter's handlers before returning.
@@ -121,13 +125,14 @@ pub fn capture<'py>(
             &out,
             Existing::replace_if(force),
             level,
-            &mut |_, _| {},
+            &mut |done, of| bar.step(&format!("sample {done} of {of}")),
         );
         let interrupted = cannery_capture::interrupt::interrupted();
         cannery_capture::interrupt::reset();
         (r, interrupted)
     });
     let report = result.map_err(capture_error)?;
+    bar.finish()?;
     if interrupted {
         return Err(PyKeyboardInterrupt::new_err(format!(
             "capture interrupted; the snapshot written so far is finalized at {}",

@@ -14,6 +14,7 @@ mod corpus;
 mod errors;
 mod export;
 mod histogram;
+mod progress;
 mod sources;
 mod table;
 mod train;

@@ -20,6 +20,7 @@ use pyo3::types::PyDict;
 use crate::corpus::corpus_error;
 use crate::errors::{error, invalid, Kind};
 use crate::histogram::{histogram_error, parse_model, PyHistogram};
+use crate::progress::Progress;
 use crate::sources::{corpus_arg, Source};
 use crate::table::PyTable;
 
@@ -51,47 +52,6 @@ pub fn table_options(
 
 fn split(test_fraction: f64, seed: u64) -> PyResult<Split> {
     Split::new(test_fraction, seed).map_err(train_error)
-}
-
-/// A Python progress callback, called as `progress(step, done, total)`
-/// from the trainer's events (the GIL taken for each call). The first
-/// exception it raises is kept and raised when the work ends.
-struct Progress {
-    callback: Option<PyObject>,
-    done: u64,
-    total: u64,
-    error: Option<PyErr>,
-}
-
-impl Progress {
-    fn new(callback: Option<PyObject>, total: u64) -> Progress {
-        Progress {
-            callback,
-            done: 0,
-            total,
-            error: None,
-        }
-    }
-
-    /// A step named `step` begins.
-    fn step(&mut self, step: &str) {
-        self.done += 1;
-        let Some(cb) = &self.callback else {
-            return;
-        };
-        if self.error.is_some() {
-            return;
-        }
-        let (done, total) = (self.done.min(self.total), self.total);
-        if let Err(e) = Python::with_gil(|py| cb.call1(py, (step, done, total)).map(drop)) {
-            self.error = Some(e);
-        }
-    }
-
-    /// The callback's exception, if it raised one.
-    fn finish(self) -> PyResult<()> {
-        self.error.map_or(Ok(()), Err)
-    }
 }
 
 fn json_to_py<'py>(py: Python<'py>, v: &impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {

@@ -46,7 +46,10 @@ def child():
 @pytest.mark.skipif(not ptrace_allowed(), reason="kernel.yama.ptrace_scope forbids reading children")
 def test_capture_a_child_and_read_its_pages(tmp_path, child):
     out = tmp_path / "child.cansnap"
-    report = cannery.capture(child.pid, out, interval=0.0, label="child", freeze=True)
+    heard = []
+    report = cannery.capture(child.pid, out, interval=0.0, label="child", freeze=True,
+                             samples=2, progress=lambda *a: heard.append(a))
+    assert heard == [("sample 1 of 2", 1, 2), ("sample 2 of 2", 2, 2)]
     assert report["path"] == str(out) and out.exists()
     assert report["header"]["meta"]["label"] == "child"
     assert report["header"]["finalized"] is True
