@@ -25,9 +25,17 @@ fn main() {
         features.join(", ")
     };
     println!("cargo:rustc-env=CANNERY_FEATURES={features}");
-    // A new commit or a changed index changes the description.
-    for f in [".git/HEAD", ".git/index"] {
-        if std::path::Path::new(f).exists() {
+    // A new commit (HEAD, or the branch it names) or a changed index
+    // changes the description.
+    let mut watched = vec![".git/HEAD".to_string(), ".git/index".to_string()];
+    if let Ok(head) = std::fs::read_to_string(".git/HEAD") {
+        if let Some(branch) = head.trim().strip_prefix("ref: ") {
+            watched.push(format!(".git/{branch}"));
+        }
+    }
+    watched.push(".git/packed-refs".into());
+    for f in watched {
+        if std::path::Path::new(&f).exists() {
             println!("cargo:rerun-if-changed={f}");
         }
     }
