@@ -79,8 +79,10 @@ fn endless_inputs_are_refused_not_read_forever() {
 }
 
 fn run(args: &[&str]) -> std::process::Output {
+    // A fixed creation time, so tables trained twice are the same bytes.
     Command::new(env!("CARGO_BIN_EXE_cannery"))
         .args(args)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap()
