@@ -104,6 +104,17 @@ fn sample_indices(total: u64, n: u64, rng: &mut SplitMix64) -> BTreeSet<u64> {
     chosen
 }
 
+/// Lowercase hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * bytes.len());
+    for &b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    s
+}
+
 /// A stable 64-bit hash of a name (FNV-1a), to give each workload its own
 /// sampling stream.
 fn name_hash(name: &str) -> u64 {
@@ -163,7 +174,7 @@ pub fn export(
                         workload: &w.name,
                         index,
                         region: p.region.name(),
-                        data: p.data.iter().map(|b| format!("{b:02x}")).collect(),
+                        data: hex(&p.data),
                     };
                     serde_json::to_writer(&mut *out, &r)
                         .map_err(|e| io(std::io::Error::other(e)))?;
@@ -188,6 +199,12 @@ pub fn export(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_is_two_lowercase_digits_per_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+        assert_eq!(hex(&[]), "");
+    }
 
     #[test]
     fn floyd_gives_n_distinct_indices_in_range() {
