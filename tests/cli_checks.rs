@@ -1,22 +1,13 @@
 //! `cannery validate` and `cannery fuzz` count what they ran, and never pass
 //! when a requested check did not run (unless `--allow-skips`).
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use cannery_codec::Table;
-
-fn cannery(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cannery"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{cannery, stderr};
 
 fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout)

@@ -3,23 +3,9 @@
 //! stderr empty on success; status goes to stderr and reports to stdout;
 //! `completions`, `man` and `--version` say what they should.
 
-use std::process::{Command, Output};
+mod common;
 
-fn cannery(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cannery"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{cannery, stderr, stdout};
 
 #[test]
 fn exit_status_tells_success_findings_and_errors_apart() {
