@@ -377,6 +377,21 @@ impl Capturer {
         result.map(|()| report)
     }
 
+    /// The part of mapping `m` a capture reads, with its region kind: none
+    /// for a mapping capture skips; else the mapping clipped to
+    /// `address_range`.
+    fn span(&self, m: &Mapping) -> Option<(RegionKind, u64, u64)> {
+        let Selection::Take(region) = m.select(self.opts.include_file_private) else {
+            return None;
+        };
+        let (mut start, mut end) = (m.start, m.end);
+        if let Some((lo, hi)) = self.opts.address_range {
+            start = start.max(lo & !(PAGE_SIZE as u64 - 1));
+            end = end.min(hi);
+        }
+        Some((region, start, end))
+    }
+
     /// Marks every capturable page of `pid` idle (the mappings capture
     /// would read, the frames its page map names).
     fn mark_idle(&self, pid: u32, bitmap: &IdleBitmap) -> Result<()> {
@@ -386,14 +401,9 @@ impl Capturer {
         let zero_pfn = crate::pagemap::zero_page_pfn();
         let mut entries = vec![0u64; CHUNK];
         for m in &maps {
-            if !matches!(m.select(self.opts.include_file_private), Selection::Take(_)) {
+            let Some((_, mut addr, end)) = self.span(m) else {
                 continue;
-            }
-            let (mut addr, mut end) = (m.start, m.end);
-            if let Some((lo, hi)) = self.opts.address_range {
-                addr = addr.max(lo & !(PAGE_SIZE as u64 - 1));
-                end = end.min(hi);
-            }
+            };
             while addr < end {
                 let n = (((end - addr) / PAGE_SIZE as u64) as usize).min(CHUNK);
                 let got = match pagemap.entries(addr, &mut entries[..n]) {
@@ -450,15 +460,9 @@ impl Capturer {
         let mut frozen_pages: Option<FrozenPages> =
             frozen.as_ref().map(|_| (Vec::new(), Vec::new()));
         'maps: for m in &maps {
-            let Selection::Take(region) = m.select(self.opts.include_file_private) else {
+            let Some((region, mut addr, end)) = self.span(m) else {
                 continue;
             };
-            let (mut start, mut end) = (m.start, m.end);
-            if let Some((lo, hi)) = self.opts.address_range {
-                start = start.max(lo & !(PAGE_SIZE as u64 - 1));
-                end = end.min(hi);
-            }
-            let mut addr = start;
             while addr < end {
                 if crate::interrupt::interrupted() {
                     report.interrupted = true;
