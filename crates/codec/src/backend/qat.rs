@@ -174,7 +174,8 @@ impl Qat {
         let mut sess: Box<ffi::QzSession_T> = Box::new(unsafe { std::mem::zeroed() });
         // SAFETY: `sess` is a valid, zeroed session that outlives the backend.
         let rc = unsafe { lib.qzInit(&mut *sess, 1) };
-        if !matches!(rc, 0 | 1 | 11..=14 | -105) {
+        // The codes a session can work with are those that name a path.
+        if path_of_status(i64::from(rc)).is_err() {
             return Err(qz_err("qzInit", rc));
         }
         // SAFETY: params is a plain C struct filled in by qzGetDefaultsDeflate.
@@ -190,7 +191,7 @@ impl Qat {
         params.common_params.sw_backup = 1;
         // SAFETY: `sess` was initialised by qzInit; `params` is valid.
         let rc = unsafe { lib.qzSetupSessionDeflate(&mut *sess, &mut params) };
-        if !matches!(rc, 0 | 1 | 11..=14 | -105) {
+        if path_of_status(i64::from(rc)).is_err() {
             return Err(qz_err("qzSetupSessionDeflate", rc));
         }
         // Both calls answer QZ_OK with sw_backup even without a device, and
