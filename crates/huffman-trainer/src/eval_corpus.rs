@@ -72,13 +72,15 @@ fn pages_in_part(
     Ok(n)
 }
 
-/// The sample that keeps about `want` of `have` pages (`want < have`),
-/// independent of `split`'s parts.
-fn sample_of(split: Split, have: u64, want: u64) -> Option<Split> {
-    Some(Split {
-        test_fraction: (want as f64 / have as f64).max(1.0 / (1u64 << 24) as f64),
+/// The sample that keeps about `want` of `have` pages, independent of
+/// `split`'s parts: the test part of a split that starts with every page
+/// and is cut down as `train` cuts its held-out pages.
+fn sample_of(split: Split, have: u64, want: u64) -> Split {
+    Split {
+        test_fraction: 1.0,
         seed: split.seed ^ SAMPLE_SEED,
-    })
+    }
+    .test_sample(have, want)
 }
 
 /// One workload's results.
@@ -89,8 +91,8 @@ pub struct WorkloadEval {
     /// Pages evaluated (not same-filled).
     pub pages: u64,
     /// With `eval_pages`: the pages of the part the evaluated ones were
-    /// sampled from (same-filled included); `None` when every page was
-    /// evaluated.
+    /// sampled from (zero and same-filled pages not counted); `None` when
+    /// every page was evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sampled_from: Option<u64>,
     /// Same-filled pages attributed to the evaluated pages (their share of
@@ -184,7 +186,7 @@ pub fn eval_corpus(
                 match opts.part {
                     // The held-out sample `train` evaluates, page for page.
                     Some(Part::Test) => spec.split = opts.split.test_sample(have, want),
-                    _ => spec.sample = sample_of(opts.split, have, want),
+                    _ => spec.sample = Some(sample_of(opts.split, have, want)),
                 }
             }
         }

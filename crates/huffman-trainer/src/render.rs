@@ -259,18 +259,11 @@ pub fn eval_report(r: &EvalReport) -> String {
     let _ = writeln!(out, "{LEGEND}");
     for w in &r.workloads {
         let _ = writeln!(out);
-        match w.sampled_from {
-            Some(of) => {
-                let _ = writeln!(
-                    out,
-                    "workload {}: {} pages (a hash-based sample of {of})",
-                    w.name, w.pages
-                );
-            }
-            None => {
-                let _ = writeln!(out, "workload {}: {} pages", w.name, w.pages);
-            }
-        }
+        let sample = w
+            .sampled_from
+            .map(|of| format!(" (a hash-based sample of {of})"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "workload {}: {} pages{sample}", w.name, w.pages);
         modes_table(&mut out, &w.modes, true);
         drift_line(&mut out, w.drift.as_ref());
     }
