@@ -5,7 +5,7 @@
 use pyo3::prelude::*;
 
 /// A Python progress callback, called as `progress(step, done, total)`
-/// from the trainer's events (the GIL taken for each call). The first
+/// for each step of the work (the GIL taken for each call). The first
 /// exception it raises is kept and raised when the work ends.
 pub struct Progress {
     callback: Option<PyObject>,
@@ -15,6 +15,7 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// A callback (or none) for work of `total` steps.
     pub fn new(callback: Option<PyObject>, total: u64) -> Progress {
         Progress {
             callback,

@@ -135,10 +135,7 @@ pub fn base_metadata(
     opts: &CaptureOptions,
     sched: &Schedule,
 ) -> Metadata {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let now = unix_now();
     Metadata {
         label: label.to_string(),
         command: command.to_string(),
@@ -174,6 +171,14 @@ pub fn base_metadata(
         }),
         end_reason: String::new(),
     }
+}
+
+/// Now, in Unix seconds (0 if the clock is before 1970).
+pub fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// Format Unix seconds as RFC 3339 UTC.

@@ -73,11 +73,10 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         split: Split::new(args.test_fraction, args.seed)?,
         part: Part::selection(&args.part).map_err(anyhow::Error::msg)?,
     };
+    // As in train: the bar counts the workloads begun.
     let bar = crate::cli::out::bar(workloads.len() as u64, "eval", "workloads");
     let report = eval_corpus(&table, &corpus.name, &workloads, &opts, &mut |name| {
-        if bar.position() > 0 || !bar.message().is_empty() {
-            bar.inc(1);
-        }
+        bar.inc(1);
         bar.set_message(name.to_string());
         bar.suspend(|| crate::cli::out::detail(format!("evaluating {name}")));
     })?;

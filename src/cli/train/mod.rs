@@ -145,10 +145,7 @@ pub(super) fn created_now() -> anyhow::Result<String> {
             .trim()
             .parse::<u64>()
             .map_err(|_| anyhow::anyhow!("SOURCE_DATE_EPOCH={v:?} is not a number of seconds"))?,
-        Err(_) => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
+        Err(_) => cannery_capture::session::unix_now(),
     };
     Ok(cannery_capture::session::rfc3339(secs))
 }
