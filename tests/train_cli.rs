@@ -3,6 +3,8 @@
 //! written, JSON shapes, the fleet flow through histograms, and the error
 //! messages for too few pages and bad histogram files.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -363,4 +365,76 @@ fn errors_say_what_was_found_and_what_is_needed() {
     let o = cannery(&["train", "--corpus", "nowhere"], tmp.path());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("corpus \"nowhere\" not found"), "{err}");
+}
+
+/// `--target`: a library target this build lacks is refused with the
+/// feature to build (exit 2, nothing written); an unknown target and
+/// `--target` with `--level` are usage errors.
+#[test]
+fn targets_need_their_library_and_exclude_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let out = out.to_str().unwrap();
+    if !cfg!(feature = "qpl") {
+        let o = common::cannery(&[
+            "train",
+            "--corpus",
+            "fleet-snapshots",
+            "--target",
+            "qpl-high",
+            "-o",
+            out,
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            common::stderr(&o).contains("--features qpl"),
+            "{}",
+            common::stderr(&o)
+        );
+        assert!(!dir.path().join("t").exists());
+        let h = dir.path().join("h.json");
+        let o = common::cannery(&[
+            "stats",
+            "--corpus",
+            "fleet-snapshots",
+            "--target",
+            "qpl-default",
+            "-o",
+            h.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(!h.exists());
+    }
+    let o = common::cannery(&[
+        "train",
+        "--corpus",
+        "fleet-snapshots",
+        "--target",
+        "zstd",
+        "-o",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("qpl-default"),
+        "{}",
+        common::stderr(&o)
+    );
+    let o = common::cannery(&[
+        "train",
+        "--corpus",
+        "fleet-snapshots",
+        "--target",
+        "iaa",
+        "--level",
+        "best",
+        "-o",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("cannot be used with"),
+        "{}",
+        common::stderr(&o)
+    );
 }

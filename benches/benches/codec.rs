@@ -113,7 +113,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let mut counts = SymbolCounts::default();
                 for p in &pages {
-                    parser.count(p, &mut counts);
+                    parser.count(p, &mut counts).unwrap();
                 }
                 counts.litlen[256]
             })

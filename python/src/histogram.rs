@@ -26,17 +26,11 @@ pub fn histogram_error(e: HistogramError) -> PyErr {
     error(Kind::Histogram, e)
 }
 
-/// A parse model by name: "fast" (the IAA-like greedy parse; "iaa", its
-/// name in files of older versions, is still accepted), "default" or "best".
+/// A parse model by name: "fast" (the IAA-like greedy parse; "iaa" is the
+/// same), "default" or "best"; "qpl-default", "qpl-high" and "isal" where
+/// the package was built with those libraries.
 pub fn parse_model(s: &str) -> PyResult<ParseModel> {
-    match s {
-        "iaa" | "fast" => Ok(ParseModel::Fast),
-        "default" => Ok(ParseModel::Default),
-        "best" => Ok(ParseModel::Best),
-        _ => Err(invalid(format!(
-            "unknown parse model {s:?} (expected fast, default or best)"
-        ))),
-    }
+    s.parse().map_err(invalid)
 }
 
 /// Symbol statistics of many pages (a mergeable, picklable histogram).
@@ -82,12 +76,9 @@ impl PyHistogram {
     fn py_new(parse: &str, pricing: Option<PyRef<'_, PyTable>>) -> PyResult<PyHistogram> {
         let (model, pricing) = settings(parse, pricing.as_deref())?;
         let empty: [&[u8]; 0] = [];
-        Ok(PyHistogram::new(gather_pages(
-            &empty,
-            model,
-            pricing.as_ref(),
-            &|_| true,
-        )))
+        let h = gather_pages(&empty, model, pricing.as_ref(), &|_| true)
+            .map_err(crate::train::train_error)?;
+        Ok(PyHistogram::new(h))
     }
 
     /// Histogram of `pages` (a 2-D uint8 array, a buffer of whole 4096-byte
@@ -105,7 +96,9 @@ impl PyHistogram {
         let (model, pricing) = settings(parse, pricing.as_deref())?;
         let pages = buffer::pages(pages, "pages")?;
         let slices = pages.slices();
-        let h = py.allow_threads(|| gather_pages(&slices, model, pricing.as_ref(), &|_| true));
+        let h = py
+            .allow_threads(|| gather_pages(&slices, model, pricing.as_ref(), &|_| true))
+            .map_err(crate::train::train_error)?;
         Ok(PyHistogram::new(h))
     }
 

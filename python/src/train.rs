@@ -95,6 +95,7 @@ fn run_training<'py>(
         tables,
         peers,
         eval_pages,
+        target_matrix: false,
     };
     let mut bar = Progress::new(
         progress,
@@ -372,11 +373,7 @@ pub fn _cross_evaluate<'py>(
     Ok(rows)
 }
 
-/// Parse model names accepted everywhere: the CLI's level names.
+/// Parse model names accepted everywhere: the CLI's level and target names.
 pub fn parse_name(model: ParseModel) -> &'static str {
-    match model {
-        ParseModel::Fast => "fast",
-        ParseModel::Default => "default",
-        ParseModel::Best => "best",
-    }
+    model.name()
 }

@@ -38,11 +38,11 @@ fn bench_set(c: &mut Criterion, name: &str, pages: &[Vec<u8>]) {
     g.sample_size(10);
     for model in [ParseModel::Fast, ParseModel::Default, ParseModel::Best] {
         g.bench_function(format!("{model}/1-core"), |b| {
-            b.iter(|| one.install(|| gather_pages(pages, model, None, &|_| true)))
+            b.iter(|| one.install(|| gather_pages(pages, model, None, &|_| true).unwrap()))
         });
     }
     g.bench_function("fast/all-cores", |b| {
-        b.iter(|| gather_pages(pages, ParseModel::Fast, None, &|_| true))
+        b.iter(|| gather_pages(pages, ParseModel::Fast, None, &|_| true).unwrap())
     });
     g.finish();
 }

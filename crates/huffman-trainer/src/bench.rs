@@ -382,15 +382,12 @@ pub fn bench_workload(
 ) -> Result<Vec<BenchResult>, BenchError> {
     let table = match table {
         Some(t) => t.clone(),
-        None => {
-            let h = histogram_of(&w.train, ParseModel::Fast);
-            table_from_histogram(&h, &TableOptions::default(), &w.name).map_err(|e| {
-                BenchError::Setup {
-                    codec: ModeKey::Canned(Level::Fast).to_string(),
-                    message: e.to_string(),
-                }
-            })?
-        }
+        None => histogram_of(&w.train, ParseModel::Fast)
+            .and_then(|h| table_from_histogram(&h, &TableOptions::default(), &w.name))
+            .map_err(|e| BenchError::Setup {
+                codec: ModeKey::Canned(Level::Fast).to_string(),
+                message: e.to_string(),
+            })?,
     };
     let refs: Vec<&[u8]> = w.train.iter().map(|p| &p[..]).collect();
     let dict = train_zstd_dictionary(&refs, DICTIONARY_SIZE);

@@ -212,7 +212,7 @@ mod tests {
             .iter()
             .map(|pg| {
                 let mut c = SymbolCounts::default();
-                p.count(pg, &mut c);
+                p.count(pg, &mut c).unwrap();
                 ScanCounts::from_counts(&c)
             })
             .collect()

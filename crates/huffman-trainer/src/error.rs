@@ -108,4 +108,26 @@ pub enum TrainError {
         /// What differed.
         what: String,
     },
+    /// A parse (`--target`) of a library this build does not include.
+    #[error(
+        "the {parse} parse needs cannery built with the `{feature}` feature \
+         (cargo build --release --features {feature}; README, \"Training for QPL and ISA-L\")"
+    )]
+    ParseUnavailable {
+        /// The parse asked for.
+        parse: &'static str,
+        /// The cargo feature it needs.
+        feature: &'static str,
+    },
+    /// Another library failed while gathering statistics or compressing.
+    #[error("{library}: {message}")]
+    Library {
+        /// `qpl` or `isal`.
+        library: &'static str,
+        /// What it said.
+        message: String,
+    },
+    /// Tokens were asked of a parse that yields only counts (a library's).
+    #[error("the {0} parse gives symbol counts, not tokens")]
+    NoTokens(&'static str),
 }

@@ -296,7 +296,7 @@ mod tests {
         assert!(merge_all(std::iter::empty()).unwrap().is_none());
         let h = |n, style, seed| {
             let pages = workload_pages(n, style, seed);
-            crate::gather::gather_pages(&pages, crate::ParseModel::Fast, None, &|_| true)
+            crate::gather::gather_pages(&pages, crate::ParseModel::Fast, None, &|_| true).unwrap()
         };
         let (a, b) = (h(10, 0, 1), h(12, 1, 2));
         let m = merge_all([&a, &b]).unwrap().unwrap();
@@ -304,7 +304,8 @@ mod tests {
         assert_eq!(m, a.clone().merged(&b).unwrap());
         let pages = workload_pages(5, 0, 3);
         let other =
-            crate::gather::gather_pages(&pages, crate::ParseModel::Default, None, &|_| true);
+            crate::gather::gather_pages(&pages, crate::ParseModel::Default, None, &|_| true)
+                .unwrap();
         assert!(merge_all([&a, &other]).is_err());
     }
 
@@ -381,7 +382,7 @@ mod tests {
     fn histogram_drift_is_small_against_the_tables_own_statistics() {
         let gather = |n, style, seed| {
             let pages = workload_pages(n, style, seed);
-            crate::gather::gather_pages(&pages, crate::ParseModel::Fast, None, &|_| true)
+            crate::gather::gather_pages(&pages, crate::ParseModel::Fast, None, &|_| true).unwrap()
         };
         let (a, b) = (gather(200, 0, 1), gather(200, 1, 2));
         let opts = TableOptions::default();
@@ -407,7 +408,8 @@ mod tests {
         // Histograms of different parses do not merge.
         let pages = workload_pages(20, 0, 3);
         let other =
-            crate::gather::gather_pages(&pages, crate::ParseModel::Default, None, &|_| true);
+            crate::gather::gather_pages(&pages, crate::ParseModel::Default, None, &|_| true)
+                .unwrap();
         let mixed = vec![("a".to_string(), a), ("o".to_string(), other)];
         assert!(eval_histograms(&own, &mixed, &opts).is_err());
     }

@@ -402,7 +402,7 @@ fn measure_page(
 ) -> Result<(Vec<Option<usize>>, SymbolCounts), TrainError> {
     let mut sizes = Vec::new();
     let mut c = SymbolCounts::default();
-    w.parser.count(page, &mut c);
+    w.parser.count(page, &mut c)?;
     let dense: [u64; 316] = std::array::from_fn(|s| {
         if s < 286 {
             c.litlen[s]
@@ -545,7 +545,7 @@ mod tests {
             let mut out = Vec::new();
             for page in &pages {
                 let mut c = SymbolCounts::default();
-                p.count(page, &mut c);
+                p.count(page, &mut c).unwrap();
                 let model = fast_canned_size(c.bits(&t.lengths().litlen, &t.lengths().dist));
                 let real = match e.compress(page, &mut out).unwrap() {
                     Outcome::Compressed(n) => Some(n),
@@ -576,13 +576,14 @@ mod tests {
     #[test]
     fn drift_is_zero_for_the_corpus_own_table_and_flags_a_foreign_one() {
         let pages = workload_pages(200, 1, 33);
-        let h = crate::scan::histogram_of(&pages, ParseModel::Fast);
+        let h = crate::scan::histogram_of(&pages, ParseModel::Fast).unwrap();
         let opts = TableOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let d = drift(&own, &h, &opts).unwrap();
         assert_eq!(d.drift_bits_per_page, 0.0);
         assert!(!d.retrain);
-        let other = crate::scan::histogram_of(&workload_pages(200, 0, 34), ParseModel::Fast);
+        let other =
+            crate::scan::histogram_of(&workload_pages(200, 0, 34), ParseModel::Fast).unwrap();
         let foreign = table_from_histogram(&other, &opts, "other").unwrap();
         let d = drift(&foreign, &h, &opts).unwrap();
         assert!(
@@ -594,13 +595,13 @@ mod tests {
     #[test]
     fn no_table_beats_the_ceiling_and_a_table_of_the_same_pages_reaches_it() {
         let pages = workload_pages(200, 2, 35);
-        let h = crate::scan::histogram_of(&pages, ParseModel::Fast);
+        let h = crate::scan::histogram_of(&pages, ParseModel::Fast).unwrap();
         let opts = TableOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let others = [
             Table::kernel_2024(),
             table_from_histogram(
-                &crate::scan::histogram_of(&workload_pages(200, 0, 36), ParseModel::Fast),
+                &crate::scan::histogram_of(&workload_pages(200, 0, 36), ParseModel::Fast).unwrap(),
                 &opts,
                 "other",
             )

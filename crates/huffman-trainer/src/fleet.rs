@@ -27,6 +27,7 @@ use crate::report::{
     TrainReport, Workload, WorkloadReport, CLUSTER_SAMPLE_PAGES, DICTIONARY_SIZE, REPORT_FORMAT,
 };
 use crate::scan::{scan, Scan, TrainOptions};
+use crate::target::{compare_under_target, Sizes, TargetComparison, TargetMatrix};
 use crate::train::{evaluate_smoothings, mark_excess, SmoothingResult};
 
 /// Trains and evaluates a corpus: see the module documentation.
@@ -53,6 +54,16 @@ pub fn train_corpus(
         &topts,
         progress,
     )?;
+    let under_target = compare_under_target_all(workloads, &own, &held_out, &topts)?;
+    let target_matrix = if opts.target_matrix {
+        Some(target_matrix(workloads, &held_out.splits, opts, progress)?)
+    } else {
+        None
+    };
+    let mut held_out = held_out;
+    for (r, c) in held_out.reports.iter_mut().zip(&under_target.workloads) {
+        r.under_target = c.clone();
+    }
     let fleet_modes = fleet_modes(&held_out, workloads.len());
     let cross = cross_matrix(workloads, &own.tables, &held_out.cross_cols);
     let clusters = clustering.as_ref().map(|c| cluster_report(c, &fleet_modes));
@@ -85,12 +96,14 @@ pub fn train_corpus(
         format: REPORT_FORMAT,
         version: 1,
         corpus: opts.corpus.clone(),
-        options: options_map(opts),
+        options: options_map(opts, &topts),
         workloads: reports,
         fleet: fleet_report,
         cross,
         clusters,
         smoothing,
+        under_target: under_target.fleet,
+        target_matrix,
     };
     Ok(CorpusTraining {
         workload_tables,
@@ -118,6 +131,10 @@ fn corpus_train_options(
     }
     if !opts.peers {
         topts.dictionary_samples = 0;
+    }
+    // A table for another library must load into it unchanged.
+    if topts.parse.feature().is_some() {
+        topts.table.constraints.qpl_compatible = true;
     }
     Ok(topts)
 }
@@ -252,6 +269,8 @@ struct HeldOut {
     fleet_same: f64,
     /// Each workload's results, its own table as `canned:<name>` too.
     cross_cols: Vec<BTreeMap<ModeKey, ModeResult>>,
+    /// Each workload's split of the pages evaluated (sampled or not).
+    splits: Vec<crate::Split>,
 }
 
 /// Step 6: every workload's held-out pages with its own table (the fleet
@@ -275,6 +294,7 @@ fn evaluate_held_out(
         fleet_tallies: BTreeMap::new(),
         fleet_same: 0.0,
         cross_cols: Vec::new(),
+        splits: Vec::new(),
     };
     for (i, (w, s)) in workloads.iter().zip(scans).enumerate() {
         progress(Progress::Evaluating(&w.name));
@@ -283,6 +303,7 @@ fn evaluate_held_out(
             Some(n) => opts.train.split.test_sample(s.test.pages, n),
             None => opts.train.split,
         };
+        out.splits.push(split);
         let mut spec = EvalSpec::held_out(split, Some(main));
         if !opts.peers {
             spec.peers.clear();
@@ -333,9 +354,109 @@ fn evaluate_held_out(
                 .then(|| ConstraintCost::of(&s.train, &ev.counts, &topts.table)),
             refinement: own.refinements[i].clone(),
             smoothing: evaluate_smoothings(&s.train, &s.test, &topts.table),
+            under_target: None,
         });
     }
     Ok(out)
+}
+
+/// Each workload's and the fleet's tables against the library's own tables,
+/// under a library target's compressor.
+struct UnderTarget {
+    workloads: Vec<Option<TargetComparison>>,
+    fleet: Option<TargetComparison>,
+}
+
+/// Step 6b (library targets only): each workload's held-out pages (the same
+/// sample as step 6) through the library's compressor with the workload's
+/// table and with the library's own table from the same training counts;
+/// the fleet row sums them.
+fn compare_under_target_all(
+    workloads: &[Workload<'_>],
+    own: &OwnTables,
+    held_out: &HeldOut,
+    topts: &TrainOptions,
+) -> Result<UnderTarget, TrainError> {
+    let model = topts.parse;
+    let mut out = UnderTarget {
+        workloads: Vec::new(),
+        fleet: None,
+    };
+    if model.feature().is_none() {
+        out.workloads = vec![None; workloads.len()];
+        return Ok(out);
+    }
+    for (i, w) in workloads.iter().enumerate() {
+        let c = match &own.tables[i] {
+            Some(t) => Some(compare_under_target(
+                w.source,
+                topts.split,
+                held_out.splits[i],
+                model,
+                t,
+            )?),
+            None => None,
+        };
+        if let Some(c) = &c {
+            let f = out.fleet.get_or_insert(TargetComparison {
+                target: c.target,
+                compressor: c.compressor,
+                cannery: Sizes { pages: 0, bytes: 0 },
+                library: Sizes { pages: 0, bytes: 0 },
+            });
+            f.cannery = f.cannery.plus(c.cannery);
+            f.library = f.library.plus(c.library);
+        }
+        out.workloads.push(c);
+    }
+    Ok(out)
+}
+
+/// Step 6c (`target_matrix` only): a fleet table for every target this
+/// build can run, each under every such target's compressor.
+fn target_matrix(
+    workloads: &[Workload<'_>],
+    splits: &[crate::Split],
+    opts: &CorpusOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<TargetMatrix, TrainError> {
+    let targets = crate::target::available_targets();
+    let mut tables = Vec::new();
+    for &model in &targets {
+        let mut topts = opts.train.clone();
+        topts.parse = model;
+        topts.table.constraints.qpl_compatible = true;
+        topts.dictionary_samples = 0;
+        topts.cluster_samples = 0;
+        let mut scans = Vec::new();
+        for w in workloads {
+            progress(Progress::Scanning(&w.name));
+            scans.push(crate::scan::scan(&w.name, w.source, &topts)?);
+        }
+        let fleet_scan = merge_scans("fleet", &scans)?;
+        fleet_scan.check_enough(topts.table.min_pages)?;
+        progress(Progress::Training("fleet"));
+        let chain = Chain(workloads.iter().map(|w| w.source).collect());
+        tables.push(train_from_scan("fleet", &chain, &fleet_scan, &topts)?.0);
+    }
+    let rows: Vec<&Table> = tables.iter().collect();
+    let mut sizes = vec![vec![Sizes { pages: 0, bytes: 0 }; targets.len()]; targets.len()];
+    for (col, &model) in targets.iter().enumerate() {
+        for (w, &split) in workloads.iter().zip(splits) {
+            progress(Progress::Evaluating(&w.name));
+            let got = crate::target::compress_sizes(w.source, split, model, &rows)?;
+            for (row, s) in got.into_iter().enumerate() {
+                sizes[row][col] = sizes[row][col].plus(s);
+            }
+        }
+    }
+    Ok(TargetMatrix {
+        targets: targets
+            .iter()
+            .map(|&m| crate::target::target_name(m).expect("a target"))
+            .collect(),
+        sizes,
+    })
 }
 
 /// Step 7: the fleet's results, summed over workloads, for the modes every
@@ -496,9 +617,12 @@ fn stamp_fleet_table(
     stamp_split(fleet, opts);
 }
 
-/// The options as the report states them.
-fn options_map(o: &CorpusOptions) -> serde_json::Map<String, serde_json::Value> {
-    let mut m = o.train.table.provenance_map();
+/// The options as the report states them (`topts`: as used for this corpus).
+fn options_map(
+    o: &CorpusOptions,
+    topts: &TrainOptions,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = topts.table.provenance_map();
     m.insert("parse".into(), o.train.parse.name().into());
     m.insert("test_fraction".into(), o.train.split.test_fraction.into());
     m.insert("seed".into(), o.train.split.seed.into());

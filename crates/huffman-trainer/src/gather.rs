@@ -12,7 +12,7 @@
 use rayon::prelude::*;
 
 use cannery_codec::lz77::{Costs, MatchFinder};
-use cannery_codec::{Table, Token};
+use cannery_codec::{Level, Table, Token};
 
 use crate::error::TrainError;
 use crate::histogram::{Histogram, ParseModel, Settings, SymbolCounts};
@@ -21,12 +21,21 @@ use crate::pages::{for_each_chunk, same_filled, PageSource};
 /// Pages one rayon task parses with one match finder.
 const TASK_PAGES: usize = 16;
 
-/// A reusable parser for one thread: a match finder, its token buffer and
-/// the parse model (with its pricing for `best`).
+/// A reusable parser for one thread: cannery's match finder with its token
+/// buffer and pricing (for `best`), or another library's statistics
+/// ([`crate::target`]) for a library parse.
 pub struct Parser {
+    model: ParseModel,
+    own: Option<Own>,
+    /// A library's compressor, made at the first page (making it can fail).
+    library: Option<crate::target::LibraryParser>,
+}
+
+/// cannery's own parse at one level.
+struct Own {
     finder: MatchFinder,
     tokens: Vec<Token>,
-    model: ParseModel,
+    level: Level,
     costs: Option<Costs>,
 }
 
@@ -40,30 +49,48 @@ impl Parser {
     /// A parser; `pricing` gives `best` its symbol costs (the fixed code if `None`).
     pub fn new(model: ParseModel, pricing: Option<&Table>) -> Parser {
         Parser {
-            finder: MatchFinder::new(),
-            tokens: Vec::with_capacity(4096),
             model,
-            costs: pricing.map(|t| Costs::from_lengths(t.lengths())),
+            own: model.level().map(|level| Own {
+                finder: MatchFinder::new(),
+                tokens: Vec::with_capacity(4096),
+                level,
+                costs: pricing.map(|t| Costs::from_lengths(t.lengths())),
+            }),
+            library: None,
         }
     }
 
     /// Parses one page and adds its symbols (and end-of-block) to `counts`,
     /// without keeping its tokens.
-    pub fn count(&mut self, page: &[u8], counts: &mut SymbolCounts) {
-        self.finder
-            .parse_into(page, self.model.level(), self.costs.as_ref(), counts);
-        counts.end_page();
+    pub fn count(&mut self, page: &[u8], counts: &mut SymbolCounts) -> Result<(), TrainError> {
+        match &mut self.own {
+            Some(o) => {
+                o.finder.parse_into(page, o.level, o.costs.as_ref(), counts);
+                counts.end_page();
+            }
+            None => {
+                let lib = match &mut self.library {
+                    Some(l) => l,
+                    None => self
+                        .library
+                        .insert(crate::target::LibraryParser::new(self.model)?),
+                };
+                counts.add_library(&lib.count(page)?);
+            }
+        }
+        Ok(())
     }
 
-    /// Parses one page and returns its tokens.
-    pub fn parse(&mut self, page: &[u8]) -> &[Token] {
-        self.finder.parse(
-            page,
-            self.model.level(),
-            self.costs.as_ref(),
-            &mut self.tokens,
-        );
-        &self.tokens
+    /// Parses one page and returns its tokens (cannery's parses only: a
+    /// library's parse gives counts).
+    pub fn parse(&mut self, page: &[u8]) -> Result<&[Token], TrainError> {
+        let o = self
+            .own
+            .as_mut()
+            .ok_or(TrainError::NoTokens(self.model.name()))?;
+        o.finder
+            .parse(page, o.level, o.costs.as_ref(), &mut o.tokens);
+        Ok(&o.tokens)
     }
 }
 
@@ -87,9 +114,10 @@ pub fn gather_pages<P: AsRef<[u8]> + Sync>(
     model: ParseModel,
     pricing: Option<&Table>,
     keep: &(dyn Fn(&[u8]) -> bool + Sync),
-) -> Histogram {
+) -> Result<Histogram, TrainError> {
+    model.check_available()?;
     let settings = settings_for(model, pricing);
-    let partials: Vec<(SymbolCounts, u64, u64)> = pages
+    let partials: Vec<Result<(SymbolCounts, u64, u64), TrainError>> = pages
         .par_chunks(TASK_PAGES)
         .map(|task| {
             let mut parser = Parser::new(model, pricing);
@@ -104,20 +132,21 @@ pub fn gather_pages<P: AsRef<[u8]> + Sync>(
                     same += 1;
                     continue;
                 }
-                parser.count(p, &mut counts);
+                parser.count(p, &mut counts)?;
                 parsed += 1;
             }
-            (counts, parsed, same)
+            Ok((counts, parsed, same))
         })
         .collect();
     let mut h = Histogram::zero(settings);
-    for (counts, parsed, same) in partials {
+    for partial in partials {
+        let (counts, parsed, same) = partial?;
         // Sums of page counts from one source cannot overflow u64 in practice.
         h.counts.add(&counts).expect("page counts fit in u64");
         h.pages += parsed;
         h.same_filled_pages += same;
     }
-    h
+    Ok(h)
 }
 
 /// Histogram of every page of `source` that `keep` accepts, streaming the
@@ -131,7 +160,7 @@ pub fn gather<S: PageSource + ?Sized>(
 ) -> Result<Histogram, TrainError> {
     let mut h = Histogram::zero(settings_for(model, pricing));
     for_each_chunk(source, |chunk| {
-        h.merge(&gather_pages(chunk, model, pricing, keep))?;
+        h.merge(&gather_pages(chunk, model, pricing, keep)?)?;
         Ok(())
     })?;
     Ok(h)
@@ -160,7 +189,7 @@ struct HistogramSink<'a> {
 impl HistogramSink<'_> {
     fn flush(&mut self) -> Result<(), TrainError> {
         if !self.chunk.is_empty() {
-            let h = gather_pages(&self.chunk, self.model, self.pricing, &|_| true);
+            let h = gather_pages(&self.chunk, self.model, self.pricing, &|_| true)?;
             self.hist.merge(&h)?;
             self.chunk.clear();
         }
@@ -237,7 +266,7 @@ mod tests {
         let mut p = Parser::new(ParseModel::Fast, None);
         for page in &pages {
             if same_filled(page).is_none() {
-                let toks = p.parse(page).to_vec();
+                let toks = p.parse(page).unwrap().to_vec();
                 seq.add_page(&toks);
             } else {
                 seq.same_filled_pages += 1;

@@ -34,28 +34,49 @@ pub const FORMAT: &str = "cannery-histogram";
 /// Version of the serialized form this build writes and reads.
 pub const VERSION: u32 = 1;
 
-/// How pages were parsed into tokens.
+/// How pages were parsed into tokens: one of cannery's own parses (the
+/// codec's levels) or another compressor's, for tables meant for that
+/// compressor (`--target`). Histograms of different parses never merge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum ParseModel {
-    /// Greedy, short hash chains: close to what IAA hardware does
-    /// ([`Level::Fast`]). The default for tables meant for IAA. Files
-    /// written before it was named `fast` say `iaa`, which still reads.
+    /// Greedy, short hash chains: cannery's model of what IAA hardware does
+    /// ([`Level::Fast`], `--target iaa`). The default. Files written before
+    /// it was named `fast` say `iaa`, which still reads.
     #[serde(alias = "iaa")]
     Fast,
     /// Lazy matching ([`Level::Default`]).
     Default,
     /// Cost-aware shortest-path parse priced by a table ([`Level::Best`]).
     Best,
+    /// QPL's statistics at its default level (`qpl_gather_deflate_statistics`,
+    /// software path; feature `qpl`).
+    QplDefault,
+    /// QPL's statistics at its high level (feature `qpl`).
+    QplHigh,
+    /// ISA-L's statistics (`isal_update_histogram`; feature `isal`).
+    Isal,
 }
 
 impl ParseModel {
-    /// The codec level that implements this parse.
-    pub fn level(self) -> Level {
+    /// Every parse model, cannery's first.
+    pub const ALL: [ParseModel; 6] = [
+        ParseModel::Fast,
+        ParseModel::Default,
+        ParseModel::Best,
+        ParseModel::QplDefault,
+        ParseModel::QplHigh,
+        ParseModel::Isal,
+    ];
+
+    /// The codec level that implements this parse, for cannery's own
+    /// parses; `None` for another library's.
+    pub fn level(self) -> Option<Level> {
         match self {
-            ParseModel::Fast => Level::Fast,
-            ParseModel::Default => Level::Default,
-            ParseModel::Best => Level::Best,
+            ParseModel::Fast => Some(Level::Fast),
+            ParseModel::Default => Some(Level::Default),
+            ParseModel::Best => Some(Level::Best),
+            ParseModel::QplDefault | ParseModel::QplHigh | ParseModel::Isal => None,
         }
     }
 
@@ -75,7 +96,51 @@ impl ParseModel {
             ParseModel::Fast => "fast",
             ParseModel::Default => "default",
             ParseModel::Best => "best",
+            ParseModel::QplDefault => "qpl-default",
+            ParseModel::QplHigh => "qpl-high",
+            ParseModel::Isal => "isal",
         }
+    }
+
+    /// The cargo feature this cannery needs to gather this parse, if any.
+    pub fn feature(self) -> Option<&'static str> {
+        match self {
+            ParseModel::QplDefault | ParseModel::QplHigh => Some("qpl"),
+            ParseModel::Isal => Some("isal"),
+            _ => None,
+        }
+    }
+
+    /// `Ok` if this build can gather this parse; else what to rebuild with.
+    pub fn check_available(self) -> Result<(), crate::TrainError> {
+        match self.feature() {
+            Some("qpl") if !cfg!(feature = "qpl") => {}
+            Some("isal") if !cfg!(feature = "isal") => {}
+            _ => return Ok(()),
+        }
+        Err(crate::TrainError::ParseUnavailable {
+            parse: self.name(),
+            feature: self.feature().unwrap_or_default(),
+        })
+    }
+}
+
+impl std::str::FromStr for ParseModel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ParseModel, String> {
+        if s == "iaa" {
+            return Ok(ParseModel::Fast);
+        }
+        ParseModel::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown parse {s:?}; expected iaa (= fast), default, best, qpl-default, \
+                     qpl-high or isal"
+                )
+            })
     }
 }
 
@@ -188,6 +253,29 @@ impl SymbolCounts {
     pub fn add_tokens(&mut self, tokens: &[Token]) {
         feed(tokens, self);
         self.end_page();
+    }
+
+    /// Adds one page's counts from another library's parse (its
+    /// end-of-block included); the extra bits follow from the symbols.
+    pub fn add_library(&mut self, c: &cannery_codec::backend::LibraryCounts) {
+        for (a, b) in self.litlen.iter_mut().zip(&c.litlen) {
+            *a += b;
+        }
+        for (a, b) in self.dist.iter_mut().zip(&c.dist) {
+            *a += b;
+        }
+        let length_extra: u64 = c.litlen[257..]
+            .iter()
+            .zip(cannery_codec::token::LENGTH_EXTRA)
+            .map(|(&n, e)| n * e as u64)
+            .sum();
+        let dist_extra: u64 = c
+            .dist
+            .iter()
+            .zip(cannery_codec::token::DIST_EXTRA)
+            .map(|(&n, e)| n * e as u64)
+            .sum();
+        self.extra_bits += length_extra + dist_extra;
     }
 
     /// Adds `other` (checked).
@@ -546,5 +634,30 @@ mod tests {
             prop_assert_eq!(a.clone().merged(&zero).unwrap(), a);
             prop_assert!(ab_c.check().is_ok());
         }
+    }
+
+    #[test]
+    fn library_parses_are_recorded_and_never_merge_with_others() {
+        for m in ParseModel::ALL {
+            assert_eq!(m.name().parse::<ParseModel>(), Ok(m));
+            if m == ParseModel::Best {
+                continue;
+            }
+            let h = Histogram::zero(Settings::new(m));
+            let text = h.to_json();
+            assert!(
+                text.contains(&format!("\"parse\": \"{}\"", m.name())),
+                "{text}"
+            );
+            assert_eq!(Histogram::from_json(&text).unwrap().settings().parse, m);
+        }
+        assert_eq!("iaa".parse::<ParseModel>(), Ok(ParseModel::Fast));
+        let mut qpl = Histogram::zero(Settings::new(ParseModel::QplDefault));
+        let high = Histogram::zero(Settings::new(ParseModel::QplHigh));
+        let e = qpl.merge(&high).unwrap_err().to_string();
+        assert!(e.contains("qpl-default vs qpl-high"), "{e}");
+        assert!(qpl
+            .merge(&Histogram::zero(Settings::new(ParseModel::Fast)))
+            .is_err());
     }
 }

@@ -39,6 +39,7 @@ pub mod render;
 pub mod report;
 pub mod scan;
 pub mod smoothing;
+pub mod target;
 #[doc(hidden)]
 pub mod testutil;
 pub mod train;

@@ -242,8 +242,88 @@ pub fn train_report(r: &TrainReport) -> String {
             );
         }
     }
+    under_target(&mut out, r);
+    target_matrix(&mut out, r);
     targets_summary(&mut out, r);
     out
+}
+
+/// With a library target: each workload's table against the library's own
+/// table, both through the library's compressor.
+fn under_target(out: &mut String, r: &TrainReport) {
+    let Some(fleet) = &r.under_target else {
+        return;
+    };
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "under the target's compressor ({}): cannery's table vs the table {} builds from the \
+         same training counts, held-out pages",
+        fleet.compressor,
+        fleet.target.split('-').next().unwrap_or(fleet.target)
+    );
+    let _ = writeln!(
+        out,
+        "  {:<16} {:>7} {:>9} {:>9} {:>9}",
+        "workload", "pages", "cannery", "library", "gain"
+    );
+    let mut losers = Vec::new();
+    let rows = r
+        .workloads
+        .iter()
+        .filter_map(|w| w.under_target.as_ref().map(|c| (w.name.as_str(), c)))
+        .chain(std::iter::once(("fleet (sum)", fleet)));
+    for (name, c) in rows {
+        let _ = writeln!(
+            out,
+            "  {name:<16} {:>7} {:>9.3} {:>9.3} {:>+7.2} %",
+            c.cannery.pages,
+            c.cannery.ratio(),
+            c.library.ratio(),
+            100.0 * c.gain()
+        );
+        if c.gain() < 0.0 {
+            losers.push(name.to_string());
+        }
+    }
+    if !losers.is_empty() {
+        let _ = writeln!(
+            out,
+            "  cannery's table compresses worse than the library's own on: {}",
+            losers.join(", ")
+        );
+    }
+}
+
+/// With `--target-matrix`: tables trained for each target under each
+/// target's compressor.
+fn target_matrix(out: &mut String, r: &TrainReport) {
+    let Some(m) = &r.target_matrix else {
+        return;
+    };
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "target × parse: fleet tables trained for each target (rows, QPL-compatible) under each \
+         target's compressor (columns); held-out ratio, and its loss against the column's own table"
+    );
+    let _ = write!(out, "  {:<14}", "table for");
+    for t in &m.targets {
+        let _ = write!(out, " {t:>20}");
+    }
+    let _ = writeln!(out);
+    for (row, t) in m.targets.iter().enumerate() {
+        let _ = write!(out, "  {t:<14}");
+        for col in 0..m.targets.len() {
+            let cell = format!(
+                "{:.3} ({:+.2} %)",
+                m.sizes[row][col].ratio(),
+                -100.0 * m.loss(row, col)
+            );
+            let _ = write!(out, " {cell:>20}");
+        }
+        let _ = writeln!(out);
+    }
 }
 
 /// The eval report as text.

@@ -81,6 +81,10 @@ pub struct CorpusOptions {
     /// Held-out pages evaluated per workload at most: a larger test part
     /// is sampled by page hash ([`crate::Split::test_sample`]). `None`: all.
     pub eval_pages: Option<u64>,
+    /// Also train a fleet table for every target this build can run and
+    /// measure each under every target's compressor
+    /// ([`TrainReport::target_matrix`]).
+    pub target_matrix: bool,
 }
 
 /// Default of [`CorpusOptions::eval_pages`]: bounds the evaluation's time on
@@ -225,6 +229,10 @@ pub struct WorkloadReport {
     pub refinement: Vec<RefineStep>,
     /// Held-out bits per page by smoothing.
     pub smoothing: Vec<SmoothingResult>,
+    /// With a library target: this workload's held-out pages through the
+    /// library's compressor with its table and with the library's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub under_target: Option<crate::target::TargetComparison>,
 }
 
 /// The fleet part of the report.
@@ -299,6 +307,15 @@ pub struct TrainReport {
     /// Smoothing comparison over all workloads (bits per held-out page with
     /// each workload's own table).
     pub smoothing: Vec<SmoothingResult>,
+    /// With a library target (`qpl-*`, `isal`): the held-out pages of all
+    /// workloads through the library's compressor, with each workload's
+    /// table and with the table the library builds from the same counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub under_target: Option<crate::target::TargetComparison>,
+    /// With `target_matrix`: tables trained for each target, under each
+    /// target's compressor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_matrix: Option<crate::target::TargetMatrix>,
 }
 
 /// Everything training a corpus produces.
@@ -418,6 +435,7 @@ mod tests {
                 tables,
                 peers: false,
                 eval_pages: Some(20),
+                target_matrix: false,
             };
             let mut heard = Vec::new();
             train_corpus(&ws, &opts, &mut |p| heard.push(p.to_string())).unwrap();
@@ -439,6 +457,7 @@ mod tests {
             tables: 1,
             peers: false,
             eval_pages: None,
+            target_matrix: false,
         };
         let all = train_corpus(&ws, &opts, &mut |_| {}).unwrap();
         opts.eval_pages = Some(12);
@@ -490,6 +509,7 @@ mod tests {
             tables: 2,
             peers: true,
             eval_pages: None,
+            target_matrix: false,
         };
         let out = train_corpus(&ws, &opts, &mut |_| {}).unwrap();
         assert_eq!(out.workload_tables.len(), 2);
@@ -592,6 +612,7 @@ mod tests {
             tables: 1,
             peers: false,
             eval_pages: None,
+            target_matrix: false,
         };
         let e = train_corpus(&ws, &opts, &mut |_| {}).unwrap_err();
         assert!(

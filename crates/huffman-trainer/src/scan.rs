@@ -129,6 +129,7 @@ pub fn scan<S: PageSource + ?Sized>(
     source: &S,
     opts: &TrainOptions,
 ) -> Result<Scan, TrainError> {
+    opts.parse.check_available()?;
     let model = if opts.parse == ParseModel::Best {
         ParseModel::Default
     } else {
@@ -144,24 +145,25 @@ pub fn scan<S: PageSource + ?Sized>(
     let want_counts = opts.cluster_samples > 0;
     let pages_read = for_each_chunk(source, |chunk| {
         type PagePart = (u64, Part, Option<SymbolCounts>);
-        let per_page: Vec<Option<PagePart>> = chunk
+        let per_page: Vec<Result<Option<PagePart>, TrainError>> = chunk
             .par_chunks(16)
             .flat_map_iter(|task| {
                 let mut parser = Parser::new(model, None);
                 task.iter()
                     .map(|p| {
                         if same_filled(p).is_some() {
-                            return None;
+                            return Ok(None);
                         }
                         let h = page_hash(split.seed, p);
                         let mut c = SymbolCounts::default();
-                        parser.count(p, &mut c);
-                        Some((h, split.part_of_hash(h), Some(c)))
+                        parser.count(p, &mut c)?;
+                        Ok(Some((h, split.part_of_hash(h), Some(c))))
                     })
                     .collect::<Vec<_>>()
             })
             .collect();
         for (page, r) in chunk.iter().zip(per_page) {
+            let r = r?;
             let Some((h, part, c)) = r else {
                 train.same_filled_pages += 1;
                 continue;
@@ -235,6 +237,9 @@ impl Scan {
 }
 
 /// Histogram of a slice of in-memory pages (every page, no split).
-pub fn histogram_of<P: AsRef<[u8]> + Sync>(pages: &[P], model: ParseModel) -> Histogram {
+pub fn histogram_of<P: AsRef<[u8]> + Sync>(
+    pages: &[P],
+    model: ParseModel,
+) -> Result<Histogram, TrainError> {
     gather_pages(pages, model, None, &|_| true)
 }

@@ -93,12 +93,19 @@ pub fn lengths_from_counts(
 
 /// A table from a histogram: smoothing, optimal limited code lengths, IAA
 /// checks, provenance (parse model, pages, options). `what` names the data
-/// in errors.
+/// in errors. A histogram of another library's parse (`--target qpl-*`,
+/// `isal`) always gives a QPL-compatible table: that library must load it
+/// unchanged.
 pub fn table_from_histogram(
     h: &Histogram,
     opts: &TableOptions,
     what: &str,
 ) -> Result<Table, TrainError> {
+    let mut opts = *opts;
+    if h.settings().parse.feature().is_some() {
+        opts.constraints.qpl_compatible = true;
+    }
+    let opts = &opts;
     if h.pages == 0 {
         return Err(if h.same_filled_pages > 0 {
             TrainError::AllSameFilled {
@@ -262,7 +269,7 @@ mod tests {
         let parts: Vec<Vec<Vec<u8>>> = (0..4).map(|i| synthetic_pages(60, 20 + i)).collect();
         let hists: Vec<Histogram> = parts
             .iter()
-            .map(|p| histogram_of(p, ParseModel::Fast))
+            .map(|p| histogram_of(p, ParseModel::Fast).unwrap())
             .collect();
         let opts = TableOptions::default();
         let fwd = hists[1..]
@@ -275,7 +282,7 @@ mod tests {
             .merged(&hists[1].clone().merged(&hists[0]).unwrap())
             .unwrap();
         let all: Vec<Vec<u8>> = parts.concat();
-        let whole = histogram_of(&all, ParseModel::Fast);
+        let whole = histogram_of(&all, ParseModel::Fast).unwrap();
         let t1 = table_from_histogram(&fwd, &opts, "x").unwrap();
         let t2 = table_from_histogram(&pairs, &opts, "x").unwrap();
         let t3 = table_from_histogram(&whole, &opts, "x").unwrap();

@@ -46,4 +46,7 @@ pub enum ExportError {
         /// Header size in bytes.
         bytes: usize,
     },
+    /// A call into a C library (ISA-L, feature `isal`) failed.
+    #[error("{0}")]
+    Library(String),
 }

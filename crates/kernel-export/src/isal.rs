@@ -34,6 +34,10 @@
 //! and tables over igzip's 56-bit budget. This module does not check the
 //! `hist_bits` a program may set on its stream.
 
+#[cfg(feature = "isal")]
+#[allow(unsafe_code)]
+pub mod native;
+
 use cannery_codec::constants::NUM_DIST;
 use cannery_codec::token::{DIST_BASE, DIST_EXTRA, LENGTH_BASE, LENGTH_EXTRA};
 use cannery_codec::Table;

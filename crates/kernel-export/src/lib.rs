@@ -30,7 +30,8 @@ assert!(header.contains("#define CANNED_HEADER_SIZE_IN_BITS"));
 ```
 */
 
-#![forbid(unsafe_code)]
+// Safe Rust throughout, but for the ISA-L calls of `isal::native` (feature `isal`).
+#![deny(unsafe_code)]
 
 pub mod c_header;
 mod comment;

@@ -80,6 +80,19 @@ pub struct TrainArgs {
     /// default (lazy) or best (cost-aware, refined with the table's costs).
     #[arg(long, default_value = "fast", value_parser = parse_level)]
     level: Level,
+    /// Train for the compressor that will use the table, with its own
+    /// parse: iaa (= --level fast, cannery's model of IAA hardware),
+    /// qpl-default or qpl-high (QPL's statistics at that level; feature
+    /// `qpl`), isal (ISA-L's; feature `isal`). Library targets imply
+    /// --qpl-compatible, and the report compares each table with the
+    /// library's own under the library's compressor.
+    #[arg(long, conflicts_with = "level", value_parser = cannery_trainer::target::parse_of_target)]
+    target: Option<ParseModel>,
+    /// Also train a fleet table for every target this build can run and
+    /// report each under every target's compressor (how much a table
+    /// trained for one target loses on another).
+    #[arg(long)]
+    target_matrix: bool,
     /// Also train K tables by clustering pages, and report best-of-K.
     #[arg(long, default_value_t = 1)]
     tables: usize,
@@ -179,7 +192,9 @@ pub(super) fn read_merged(paths: &[PathBuf]) -> anyhow::Result<Histogram> {
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let split = Split::new(args.test_fraction, args.seed)?;
     let topts = TrainOptions {
-        parse: ParseModel::from_level(args.level),
+        parse: args
+            .target
+            .unwrap_or_else(|| ParseModel::from_level(args.level)),
         table: args.table.options(),
         split,
         ..TrainOptions::default()
@@ -204,6 +219,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         tables: args.tables,
         peers: !args.no_peers,
         eval_pages: (args.eval_pages > 0).then_some(args.eval_pages),
+        target_matrix: args.target_matrix,
     };
     let started = std::time::Instant::now();
     let out = train_corpus(

@@ -13,6 +13,7 @@ use cannery_codec::Level;
 use cannery_trainer::corpus::{CorpusSource, FileSource};
 use cannery_trainer::gather::{gather_all, gather_process};
 use cannery_trainer::histogram::Histogram;
+use cannery_trainer::target::parse_of_target;
 use cannery_trainer::ParseModel;
 
 use super::{parse_level, read_merged, write_file};
@@ -42,6 +43,11 @@ pub struct StatsArgs {
     /// Parse model: fast, default or best.
     #[arg(long, default_value = "fast", value_parser = parse_level)]
     level: Level,
+    /// Gather with the parse of the compressor the table is for: iaa
+    /// (= --level fast), qpl-default or qpl-high (QPL's statistics at that
+    /// level; feature `qpl`), isal (ISA-L's; feature `isal`).
+    #[arg(long, conflicts_with = "level", value_parser = parse_of_target)]
+    target: Option<ParseModel>,
     /// With --level best: the table whose code lengths price the parse
     /// (a file or kernel-2024/fixed; default the fixed code).
     #[arg(long)]
@@ -65,7 +71,10 @@ pub struct MergeArgs {
 
 /// `cannery stats`.
 pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
-    let model = ParseModel::from_level(args.level);
+    let model = args
+        .target
+        .unwrap_or_else(|| ParseModel::from_level(args.level));
+    model.check_available()?;
     let pricing = match (&args.pricing, model) {
         (Some(t), ParseModel::Best) => Some(load_table(t)?),
         (Some(_), _) => bail!("--pricing only applies to --level best"),

@@ -56,6 +56,53 @@ use crate::mode::Mode;
 use crate::table::rules::Rule;
 use crate::table::{Alphabet, Table};
 
+/// Symbol counts of pages as another library's parse sees them (QPL's
+/// `qpl_gather_deflate_statistics`, ISA-L's `isal_update_histogram`): what
+/// the trainer gathers for a library target. One end-of-block per page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryCounts {
+    /// Literal/length symbols 0..=285.
+    pub litlen: [u64; crate::constants::NUM_LITLEN],
+    /// Distance symbols 0..=29.
+    pub dist: [u64; crate::constants::NUM_DIST],
+}
+
+impl LibraryCounts {
+    /// No symbols.
+    pub fn zero() -> LibraryCounts {
+        LibraryCounts {
+            litlen: [0; crate::constants::NUM_LITLEN],
+            dist: [0; crate::constants::NUM_DIST],
+        }
+    }
+
+    /// The symbols of one page's tokens, with its end-of-block.
+    pub fn of_tokens(tokens: &[crate::Token]) -> LibraryCounts {
+        let mut c = LibraryCounts::zero();
+        for t in tokens {
+            match *t {
+                crate::Token::Literal(b) => c.litlen[b as usize] += 1,
+                crate::Token::Match { length, distance } => {
+                    c.litlen[crate::token::length_symbol(length) as usize] += 1;
+                    c.dist[crate::token::dist_symbol(distance) as usize] += 1;
+                }
+            }
+        }
+        c.litlen[crate::constants::END_OF_BLOCK as usize] += 1;
+        c
+    }
+
+    /// Adds `other`.
+    pub fn add(&mut self, other: &LibraryCounts) {
+        for (a, b) in self.litlen.iter_mut().zip(&other.litlen) {
+            *a += b;
+        }
+        for (a, b) in self.dist.iter_mut().zip(&other.dist) {
+            *a += b;
+        }
+    }
+}
+
 /// Which engine ran a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -60,6 +60,9 @@ mod ffi {
     include!(concat!(env!("OUT_DIR"), "/qpl_bindings.rs"));
 }
 
+mod target;
+pub use target::{gather_page_statistics, QplLevel, QplParser, QplTable};
+
 #[allow(clippy::unnecessary_cast)]
 mod status {
     use super::ffi;
@@ -159,6 +162,10 @@ impl Drop for Job {
 /// A QPL Huffman table; destroyed on drop.
 struct HuffTable(ffi::qpl_huffman_table_t);
 
+// SAFETY: the table is a heap allocation this value alone owns (never
+// shared); QPL ties it to no thread, so moving it to another thread is fine.
+unsafe impl Send for HuffTable {}
+
 impl Drop for HuffTable {
     fn drop(&mut self) {
         // SAFETY: the table was created by qpl_deflate_huffman_table_create
@@ -242,7 +249,8 @@ impl Qpl {
         Ok(ptr)
     }
 
-    fn load_table(&mut self, t: &Table) -> Result<HuffTable, BackendError> {
+    /// A new, empty QPL table for both directions on this path.
+    fn new_table(&mut self) -> Result<HuffTable, BackendError> {
         let mut raw: ffi::qpl_huffman_table_t = std::ptr::null_mut();
         let alloc = ffi::allocator_t {
             allocator: Some(qpl_malloc),
@@ -258,7 +266,11 @@ impl Qpl {
                 &mut raw,
             )
         })?;
-        let h = HuffTable(raw);
+        Ok(HuffTable(raw))
+    }
+
+    fn load_table(&mut self, t: &Table) -> Result<HuffTable, BackendError> {
+        let h = self.new_table()?;
         // The histogram whose optimal code has exactly our lengths.
         // SAFETY: qpl_histogram is plain u32 arrays; all-zero is valid.
         let mut hist: ffi::qpl_histogram = unsafe { std::mem::zeroed() };
