@@ -318,7 +318,7 @@ fn target_matrix(out: &mut String, r: &TrainReport) {
             let cell = format!(
                 "{:.3} ({:+.2} %)",
                 m.sizes[row][col].ratio(),
-                -100.0 * m.loss(row, col)
+                100.0 * (0.0 - m.loss(row, col))
             );
             let _ = write!(out, " {cell:>20}");
         }

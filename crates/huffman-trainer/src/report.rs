@@ -119,6 +119,13 @@ impl Progress<'_> {
     pub fn steps(workloads: usize, tables: usize) -> u64 {
         3 * workloads as u64 + 1 + u64::from(tables > 1)
     }
+
+    /// The events `target_matrix` adds for `targets` targets: scanning
+    /// every workload and training a fleet table per target, then
+    /// evaluating every workload under each target's compressor.
+    pub fn matrix_steps(workloads: usize, targets: usize) -> u64 {
+        (targets * (2 * workloads + 1)) as u64
+    }
 }
 
 impl std::fmt::Display for Progress<'_> {
@@ -442,6 +449,42 @@ mod tests {
             assert_eq!(heard.len() as u64, Progress::steps(3, tables), "{heard:?}");
             assert!(heard.contains(&"no table of its own for tiny (too few pages)".to_string()));
         }
+    }
+
+    #[test]
+    fn the_target_matrix_has_a_row_and_column_per_available_target() {
+        let a = workload_pages(200, 0, 71);
+        let ws = [Workload {
+            name: "records".into(),
+            source: &a,
+        }];
+        let opts = CorpusOptions {
+            corpus: "synthetic".into(),
+            train: TrainOptions::default(),
+            tables: 1,
+            peers: false,
+            eval_pages: None,
+            target_matrix: true,
+        };
+        let mut heard = 0;
+        let r = train_corpus(&ws, &opts, &mut |_| heard += 1)
+            .unwrap()
+            .report;
+        let n = crate::target::available_targets().len();
+        assert_eq!(heard, Progress::steps(1, 1) + Progress::matrix_steps(1, n));
+        let m = r.target_matrix.expect("asked for");
+        assert_eq!(m.targets.len(), n);
+        assert_eq!(m.targets[0], "iaa");
+        assert_eq!(m.sizes.len(), n);
+        for (row, sizes) in m.sizes.iter().enumerate() {
+            assert_eq!(sizes.len(), n);
+            assert_eq!(m.loss(row, row), 0.0);
+            assert!(sizes.iter().all(|s| s.pages == r.workloads[0].test_pages));
+        }
+        // The iaa row's table under cannery's fast encoder is the workload's
+        // own QPL-compatible fast table: a real ratio.
+        assert!(m.sizes[0][0].ratio() > 1.5, "{:?}", m.sizes[0][0]);
+        assert!(r.under_target.is_none(), "iaa is no library target");
     }
 
     #[test]

@@ -436,7 +436,7 @@ impl TargetMatrix {
     /// the table trained for that compressor (the diagonal): 0.02 = 2 %.
     pub fn loss(&self, row: usize, col: usize) -> f64 {
         let own = self.sizes[col][col].ratio();
-        if own == 0.0 {
+        if own == 0.0 || row == col {
             0.0
         } else {
             1.0 - self.sizes[row][col].ratio() / own

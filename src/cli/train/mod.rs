@@ -137,8 +137,13 @@ pub(super) fn parse_level(s: &str) -> Result<Level, String> {
 /// Training's progress: a bar over its steps (scan, train and evaluate each
 /// workload; the fleet and cluster tables) on a terminal, each step as a
 /// line with `-v`.
-fn progress_printer(workloads: usize, tables: usize) -> impl FnMut(Progress<'_>) {
-    let bar = crate::cli::out::bar(Progress::steps(workloads, tables), "train", "steps");
+fn progress_printer(workloads: usize, tables: usize, matrix: bool) -> impl FnMut(Progress<'_>) {
+    let mut steps = Progress::steps(workloads, tables);
+    if matrix {
+        let targets = cannery_trainer::target::available_targets().len();
+        steps += Progress::matrix_steps(workloads, targets);
+    }
+    let bar = crate::cli::out::bar(steps, "train", "steps");
     let start = std::time::Instant::now();
     move |p| {
         bar.inc(1);
@@ -225,7 +230,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let out = train_corpus(
         &workloads,
         &opts,
-        &mut progress_printer(workloads.len(), opts.tables),
+        &mut progress_printer(workloads.len(), opts.tables, opts.target_matrix),
     )?;
     let elapsed = started.elapsed();
 
