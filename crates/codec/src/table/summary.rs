@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::rules::{BitBudget, Rule};
 use super::{Provenance, Table};
+use crate::tabular::{Align, Grid, Style};
 
 /// Kraft sums of the two codes (a complete code sums to `complete`).
 #[derive(Clone, Debug, Serialize)]
@@ -156,15 +157,18 @@ impl TableSummary {
         }
         let _ = writeln!(out, "budget    {} (QPL/ISA-L limit 56)", self.bit_budget);
         let _ = writeln!(out, "rules");
+        let mut rules = Grid::new(&[("rule", Align::Left), ("result", Align::Left)]);
         for r in &self.rules {
-            match &r.detail {
-                None => {
-                    let _ = writeln!(out, "  {:<13} ok", r.rule);
-                }
-                Some(e) => {
-                    let _ = writeln!(out, "  {:<13} BROKEN: {e}", r.rule);
-                }
-            }
+            rules.row(vec![
+                r.rule.to_string(),
+                match &r.detail {
+                    None => "ok".into(),
+                    Some(e) => format!("BROKEN: {e}"),
+                },
+            ]);
+        }
+        for line in rules.render(Style::Text).lines() {
+            let _ = writeln!(out, "  {line}");
         }
         let _ = writeln!(
             out,
@@ -209,6 +213,18 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("IAA       ok"), "{text}");
+        let rules = text.find("\nrules\n  rule ").expect("a table of rules");
+        let rows: Vec<&str> = text[rules..]
+            .lines()
+            .skip(3)
+            .take(Rule::ALL.len())
+            .collect();
+        for (row, r) in rows.iter().zip(&s.rules) {
+            let result = if r.ok { "ok" } else { "BROKEN:" };
+            let cells: Vec<&str> = row.split("  ").filter(|c| !c.is_empty()).collect();
+            assert_eq!(cells[0], r.rule.to_string(), "{text}");
+            assert!(cells[1].trim_start().starts_with(result), "{text}");
+        }
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v["rules"].as_array().unwrap().len(), Rule::ALL.len());
         assert_eq!(profile(&[4, 5, 5, 0]), "0:1 4:1 5:2");
