@@ -1,8 +1,10 @@
 //! Every table cannery's reports print, laid out by one library
 //! (comfy-table): a [`Grid`] holds the columns (header and alignment) and
 //! rows of a table, and [`Grid::render`] lays it out as plain text or as
-//! markdown ([`Style`]). Text and markdown of a report render the same
-//! `Grid`, so they carry the same columns, headers and order.
+//! markdown ([`Style`]; [`Grid::render_indented`] for a text table under a
+//! heading). Text and markdown of a report render the same `Grid`, so they
+//! carry the same columns, headers and order; [`cells`] reads a rendered
+//! line back, for the tests that check it.
 //!
 //! Cells are strings the caller has formatted (numbers in one unit per
 //! column: [`crate::units`]). Nothing here wraps to a terminal's width,
@@ -102,6 +104,16 @@ impl Grid {
         out
     }
 
+    /// The table as [`Style::Text`] with every line indented by `by`
+    /// spaces: a table under a heading.
+    pub fn render_indented(&self, by: usize) -> String {
+        let mut out = String::new();
+        for line in self.render(Style::Text).lines() {
+            out += &format!("{:by$}{line}\n", "");
+        }
+        out
+    }
+
     /// comfy-table's markdown separator (`|----|----|`) with `:` closing the
     /// dashes of right-aligned columns, as GitHub reads alignment.
     fn separator(&self, line: &str) -> String {
@@ -115,6 +127,26 @@ impl Grid {
             })
             .collect();
         format!("|{}|", cells.join("|"))
+    }
+}
+
+/// The cells of one line of a rendered table, trimmed: how tests read back
+/// what a report printed. A text line splits where two spaces or more part
+/// its columns, so an empty text cell is skipped (and a cell holding two
+/// spaces in a row would split); a markdown row splits at its bars.
+pub fn cells(line: &str, style: Style) -> Vec<&str> {
+    match style {
+        Style::Text => line
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect(),
+        Style::Markdown => line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect(),
     }
 }
 
@@ -151,6 +183,27 @@ mod tests {
              |-------------|-------:|------|\n\
              | canned-fast |   3.10 | a\\|b |\n\
              | z           |  13.25 |      |\n"
+        );
+    }
+
+    #[test]
+    fn both_styles_read_back_to_the_same_header_and_rows() {
+        let mut g = Grid::new(&[("workload", Align::Left), ("pool KiB", Align::Right)]);
+        g.row(vec!["redis".into(), "6232".into()]);
+        g.row(vec!["a long name".into(), "8".into()]);
+        let text = g.render(Style::Text);
+        let text: Vec<Vec<&str>> = text.lines().map(|l| cells(l, Style::Text)).collect();
+        let md = g.render(Style::Markdown);
+        let md: Vec<Vec<&str>> = md
+            .lines()
+            .filter(|l| !l.starts_with("|--"))
+            .map(|l| cells(l, Style::Markdown))
+            .collect();
+        assert_eq!(text, md);
+        assert_eq!(text[2], ["a long name", "8"]);
+        assert_eq!(
+            g.render_indented(2),
+            "  workload     pool KiB\n  redis            6232\n  a long name         8\n"
         );
     }
 

@@ -508,6 +508,7 @@ pub fn markdown(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cannery_codec::tabular::cells;
 
     fn pages() -> Vec<Vec<u8>> {
         (0..8u32)
@@ -572,19 +573,6 @@ mod tests {
         }
     }
 
-    /// The cells of a text line (columns are two or more spaces apart).
-    fn text_cells(line: &str) -> Vec<&str> {
-        line.split("  ")
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .collect()
-    }
-
-    /// The cells of a markdown row.
-    fn markdown_cells(line: &str) -> Vec<&str> {
-        line.trim_matches('|').split('|').map(str::trim).collect()
-    }
-
     #[test]
     fn a_workload_table_has_one_unit_per_column_and_the_same_columns_both_ways() {
         let rs = [
@@ -603,16 +591,20 @@ mod tests {
         };
         let md = markdown("t", "m", &[w], &rs);
         let lines: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
-        let header = markdown_cells(lines[0]);
-        assert_eq!(text_cells(text.lines().next().unwrap()), header, "{md}");
+        let header = cells(lines[0], Style::Markdown);
+        assert_eq!(
+            cells(text.lines().next().unwrap(), Style::Text),
+            header,
+            "{md}"
+        );
         assert!(lines[1].starts_with("|---"), "{md}");
         assert!(lines[1].ends_with(":|"), "numbers right-aligned: {md}");
         assert_eq!(lines.len(), 2 + 3, "{md}");
         for l in &lines {
-            assert_eq!(markdown_cells(l).len(), header.len(), "{l}");
+            assert_eq!(cells(l, Style::Markdown).len(), header.len(), "{l}");
         }
         let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-        let canned = markdown_cells(lines[2]);
+        let canned = cells(lines[2], Style::Markdown);
         assert_eq!(canned[col("comp p50 µs")], "20.00");
         assert_eq!(canned[col("decomp p50 µs")], "7.09");
         assert_eq!(canned[col("decomp p99 µs")], "14.18");
@@ -625,7 +617,7 @@ mod tests {
             "decomp p99 µs",
         ] {
             for l in &lines[2..] {
-                let cell = markdown_cells(l)[col(name)];
+                let cell = cells(l, Style::Markdown)[col(name)];
                 assert!(cell.parse::<f64>().is_ok(), "{name}: {cell:?}");
             }
         }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use cannery_codec::peer::PeerKind;
-use cannery_codec::tabular::{Align, Grid, Style};
+use cannery_codec::tabular::{Align, Grid};
 use cannery_codec::Level;
 
 use crate::eval_corpus::{EvalReport, HistogramEvalReport};
@@ -41,13 +41,6 @@ fn order() -> Vec<ModeKey> {
         ModeKey::Peer(PeerKind::Libdeflate(1)),
         ModeKey::Peer(PeerKind::Libdeflate(6)),
     ]
-}
-
-/// Writes `g` as text, each line indented by two spaces.
-fn indented(out: &mut String, g: &Grid) {
-    for line in g.render(Style::Text).lines() {
-        let _ = writeln!(out, "  {line}");
-    }
 }
 
 /// The modes of `modes` in reading order, cross-workload tables
@@ -211,7 +204,7 @@ pub fn train_report(r: &TrainReport) -> String {
         if let Some(s) = &w.skipped {
             let _ = writeln!(out, "  skipped: {s}");
         }
-        indented(&mut out, &modes_table(&w.modes, false));
+        out += &modes_table(&w.modes, false).render_indented(2);
         targets(&mut out, &w.targets, &w.ceiling);
         qpl_cost(&mut out, w.qpl_constraint.as_ref());
         for s in &w.refinement {
@@ -231,7 +224,7 @@ pub fn train_report(r: &TrainReport) -> String {
         "fleet (all workloads, {} held-out pages; canned-* = each workload's own table): table {}",
         r.fleet.test_pages, r.fleet.table_id
     );
-    indented(&mut out, &modes_table(&r.fleet.modes, false));
+    out += &modes_table(&r.fleet.modes, false).render_indented(2);
     targets(&mut out, &r.fleet.targets, &r.fleet.ceiling);
     qpl_cost(&mut out, r.fleet.qpl_constraint.as_ref());
 
@@ -240,7 +233,7 @@ pub fn train_report(r: &TrainReport) -> String {
         out,
         "cross-workload canned (fast) ratio: rows = table, columns = held-out pages"
     );
-    indented(&mut out, &cross_table(&r.cross));
+    out += &cross_table(&r.cross).render_indented(2);
     if let Some(c) = &r.clusters {
         let _ = writeln!(out);
         let _ = writeln!(
@@ -262,7 +255,7 @@ pub fn train_report(r: &TrainReport) -> String {
             out,
             "smoothing (held-out bits per page, all workloads, own tables):"
         );
-        indented(&mut out, &smoothing_table(&r.smoothing));
+        out += &smoothing_table(&r.smoothing).render_indented(2);
     }
     targets_summary(&mut out, r);
     out
@@ -286,7 +279,7 @@ pub fn eval_report(r: &EvalReport) -> String {
             .map(|of| format!(" (a hash-based sample of {of})"))
             .unwrap_or_default();
         let _ = writeln!(out, "workload {}: {} pages{sample}", w.name, w.pages);
-        indented(&mut out, &modes_table(&w.modes, true));
+        out += &modes_table(&w.modes, true).render_indented(2);
         drift_line(&mut out, w.drift.as_ref());
     }
     let _ = writeln!(out);
@@ -338,6 +331,7 @@ fn drift_line(out: &mut String, d: Option<&Drift>) {
 mod tests {
     use super::*;
     use crate::testutil::key;
+    use cannery_codec::tabular::{cells, Style};
 
     fn result(ratio: f64) -> ModeResult {
         ModeResult {
@@ -350,34 +344,21 @@ mod tests {
         }
     }
 
-    /// The cells of a text line (columns are two or more spaces apart).
-    fn text_cells(line: &str) -> Vec<&str> {
-        line.split("  ")
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .collect()
-    }
-
-    /// The cells of a markdown row.
-    fn markdown_cells(line: &str) -> Vec<&str> {
-        line.trim_matches('|').split('|').map(str::trim).collect()
-    }
-
     /// `g` as text and as markdown: the same header cells in the same
     /// order, a separator row, one cell per column in every markdown row.
     fn same_columns_both_ways(g: &Grid) -> String {
         let text = g.render(Style::Text);
         let md = g.render(Style::Markdown);
         let lines: Vec<&str> = md.lines().collect();
-        let header = markdown_cells(lines[0]);
+        let header = cells(lines[0], Style::Markdown);
         assert_eq!(
-            text_cells(text.lines().next().unwrap()),
+            cells(text.lines().next().unwrap(), Style::Text),
             header,
             "{text}\n{md}"
         );
         assert!(lines[1].starts_with("|---"), "{md}");
         for l in &lines {
-            assert_eq!(markdown_cells(l).len(), header.len(), "{md}");
+            assert_eq!(cells(l, Style::Markdown).len(), header.len(), "{md}");
         }
         assert_eq!(text.lines().count(), lines.len() - 1);
         text
@@ -411,7 +392,7 @@ mod tests {
         };
         let text = same_columns_both_ways(&cross_table(&cross));
         assert_eq!(
-            text_cells(text.lines().nth(2).unwrap()),
+            cells(text.lines().nth(2).unwrap(), Style::Text),
             ["fleet", "2.900", "2.250"]
         );
         let smoothing = [SmoothingResult {
@@ -421,7 +402,7 @@ mod tests {
         }];
         let text = same_columns_both_ways(&smoothing_table(&smoothing));
         assert_eq!(
-            text_cells(text.lines().nth(1).unwrap()),
+            cells(text.lines().nth(1).unwrap(), Style::Text),
             ["add-one", "10123.5", "+0.50"]
         );
     }

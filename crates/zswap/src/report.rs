@@ -197,6 +197,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cannery_codec::tabular::cells;
 
     fn run(batch: usize, store_p50_ns: u64, store_p99_ns: u64) -> RunReport {
         RunReport {
@@ -243,33 +244,24 @@ mod tests {
         }
     }
 
-    /// The cells of a text line (columns are two or more spaces apart).
-    fn text_cells(line: &str) -> Vec<&str> {
-        line.split("  ")
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .collect()
-    }
-
-    /// The cells of a markdown row.
-    fn markdown_cells(line: &str) -> Vec<&str> {
-        line.trim_matches('|').split('|').map(str::trim).collect()
-    }
-
     #[test]
     fn the_runs_table_has_the_same_columns_as_text_and_markdown() {
         let text = report().to_string();
         let header = text.lines().find(|l| l.starts_with("cbatch")).unwrap();
         let md = report().runs_table().render(Style::Markdown);
         let lines: Vec<&str> = md.lines().collect();
-        assert_eq!(text_cells(header), markdown_cells(lines[0]), "{text}\n{md}");
+        assert_eq!(
+            cells(header, Style::Text),
+            cells(lines[0], Style::Markdown),
+            "{text}\n{md}"
+        );
         assert!(
             lines[1].starts_with("|---") && lines[1].ends_with(":|"),
             "{md}"
         );
         assert!(lines
             .iter()
-            .all(|l| markdown_cells(l).len() == markdown_cells(lines[0]).len()));
+            .all(|l| cells(l, Style::Markdown).len() == cells(lines[0], Style::Markdown).len()));
         assert_eq!(lines.len(), 2 + 2);
     }
 
@@ -279,7 +271,7 @@ mod tests {
         let rows: Vec<Vec<&str>> = text
             .lines()
             .skip_while(|l| !l.starts_with("cbatch"))
-            .map(text_cells)
+            .map(|l| cells(l, Style::Text))
             .collect();
         assert_eq!(
             rows[0][2..8],

@@ -117,6 +117,7 @@ pub fn survey() -> Vec<Availability> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tabular::cells;
 
     #[test]
     fn one_row_per_backend_then_what_explains_them() {
@@ -130,24 +131,17 @@ mod tests {
         });
         let text = render_survey(&s);
         let lines: Vec<&str> = text.lines().collect();
-        let cells = |l: &str| -> Vec<String> {
-            l.split("  ")
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(String::from)
-                .collect()
-        };
         assert_eq!(
-            cells(lines[0]),
+            cells(lines[0], Style::Text),
             ["backend", "status", "compresses", "decompresses", "path"]
         );
         for (a, line) in s.iter().zip(&lines[1..]) {
-            let row = cells(line);
+            let row = cells(line, Style::Text);
             assert_eq!(row.len(), 5, "{line}");
             assert_eq!(row[0], a.name);
             assert_eq!(row[1], if a.available { "available" } else { "missing" });
         }
-        assert_eq!(cells(lines[1])[..2], ["software", "available"]);
+        assert_eq!(cells(lines[1], Style::Text)[..2], ["software", "available"]);
         assert!(
             text.ends_with("imaginary: why: not built\nimaginary: device: no such device\n"),
             "{text}"

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::rules::{BitBudget, Rule};
 use super::{Provenance, Table};
-use crate::tabular::{Align, Grid, Style};
+use crate::tabular::{Align, Grid};
 
 /// Kraft sums of the two codes (a complete code sums to `complete`).
 #[derive(Clone, Debug, Serialize)]
@@ -167,9 +167,7 @@ impl TableSummary {
                 },
             ]);
         }
-        for line in rules.render(Style::Text).lines() {
-            let _ = writeln!(out, "  {line}");
-        }
+        out += &rules.render_indented(2);
         let _ = writeln!(
             out,
             "lengths   literal/length: {}",
@@ -200,6 +198,7 @@ fn profile(lengths: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tabular::{cells, Style};
 
     #[test]
     fn the_kernel_table_summary() {
@@ -219,11 +218,12 @@ mod tests {
             .skip(3)
             .take(Rule::ALL.len())
             .collect();
+        assert_eq!(rows.len(), s.rules.len());
         for (row, r) in rows.iter().zip(&s.rules) {
             let result = if r.ok { "ok" } else { "BROKEN:" };
-            let cells: Vec<&str> = row.split("  ").filter(|c| !c.is_empty()).collect();
-            assert_eq!(cells[0], r.rule.to_string(), "{text}");
-            assert!(cells[1].trim_start().starts_with(result), "{text}");
+            let row = cells(row, Style::Text);
+            assert_eq!(row[0], r.rule.to_string(), "{text}");
+            assert!(row[1].starts_with(result), "{text}");
         }
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v["rules"].as_array().unwrap().len(), Rule::ALL.len());

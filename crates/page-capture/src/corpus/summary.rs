@@ -263,6 +263,7 @@ pub fn summarize(path: &Path) -> Result<CorpusSummary> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cannery_codec::tabular::cells;
 
     #[test]
     fn one_row_per_workload_in_one_unit_per_column() {
@@ -290,23 +291,16 @@ mod tests {
             workloads: vec![w("redis", 1_572_864, 12.5), w("tiny", 2048, 0.25)],
         };
         let text = s.render_text();
-        let cells = |l: &str| -> Vec<String> {
-            l.split("  ")
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(String::from)
-                .collect()
-        };
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
-            cells(lines[1]),
+            cells(lines[1], Style::Text),
             [
                 "workload", "files", "samples", "pages", "zero", "same", "dup", "disk MiB",
                 "pause ms"
             ]
         );
-        assert_eq!(cells(lines[2])[7..], ["1.50", "12.50"]);
-        assert_eq!(cells(lines[3])[7..], ["0.00", "0.25"]);
+        assert_eq!(cells(lines[2], Style::Text)[7..], ["1.50", "12.50"]);
+        assert_eq!(cells(lines[3], Style::Text)[7..], ["0.00", "0.25"]);
         assert_eq!(
             lines[4],
             "total: 2 workloads, 600 pages (2.3 MiB of pages), 40 zero pages, 10 same-filled pages, 1.5 MiB on disk"

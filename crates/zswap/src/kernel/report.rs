@@ -255,19 +255,7 @@ impl fmt::Display for KernelReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The cells of a text line (columns are two or more spaces apart).
-    fn text_cells(line: &str) -> Vec<&str> {
-        line.split("  ")
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .collect()
-    }
-
-    /// The cells of a markdown row.
-    fn markdown_cells(line: &str) -> Vec<&str> {
-        line.trim_matches('|').split('|').map(str::trim).collect()
-    }
+    use cannery_codec::tabular::cells;
 
     fn m(pool: i64, stored: i64) -> Measurement {
         Measurement {
@@ -349,13 +337,13 @@ mod tests {
         let text_tables: Vec<Vec<&str>> = text
             .lines()
             .filter(|l| l.starts_with("compressor") || l.starts_with("workload"))
-            .map(text_cells)
+            .map(|l| cells(l, Style::Text))
             .collect();
         let md_tables: Vec<(usize, Vec<&str>)> = md
             .lines()
             .enumerate()
             .filter(|(_, l)| l.starts_with("| compressor") || l.starts_with("| workload"))
-            .map(|(i, l)| (i, markdown_cells(l)))
+            .map(|(i, l)| (i, cells(l, Style::Markdown)))
             .collect();
         assert_eq!(text_tables.len(), 2, "{text}");
         assert_eq!(md_tables.len(), 2, "{md}");
@@ -364,7 +352,7 @@ mod tests {
             assert_eq!(t, m, "{text}\n{md}");
             assert!(lines[at + 1].starts_with("|---"), "{md}");
             for row in lines[at + 1..].iter().take_while(|l| l.starts_with('|')) {
-                assert_eq!(markdown_cells(row).len(), m.len(), "{row}");
+                assert_eq!(cells(row, Style::Markdown).len(), m.len(), "{row}");
             }
         }
         // Times in µs (the header says so, the cells are bare numbers in
@@ -373,7 +361,7 @@ mod tests {
         let row = text
             .lines()
             .find(|l| l.starts_with("deflate   "))
-            .map(text_cells)
+            .map(|l| cells(l, Style::Text))
             .unwrap();
         let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
         assert_eq!(row[col("page-out p99 µs")], "20.00", "{text}");
@@ -382,7 +370,7 @@ mod tests {
         assert_eq!(row[col("pool KiB")], "40", "{text}");
         assert!(
             md.lines()
-                .any(|l| markdown_cells(l) == ["w", "kernel-deflate", "20", "-", "0"]),
+                .any(|l| cells(l, Style::Markdown) == ["w", "kernel-deflate", "20", "-", "0"]),
             "{md}"
         );
     }

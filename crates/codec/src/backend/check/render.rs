@@ -94,6 +94,7 @@ fn mode_table(cells: &[&Cell]) -> Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tabular::cells;
 
     fn cell(comp: &str, decomp: &str, passed: usize, skipped: bool) -> Cell {
         Cell {
@@ -109,46 +110,39 @@ mod tests {
         }
     }
 
-    /// The cells of a text line (columns are two or more spaces apart).
-    fn text_cells(line: &str) -> Vec<&str> {
-        line.split("  ")
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .collect()
-    }
-
-    /// The cells of a markdown row.
-    fn markdown_cells(line: &str) -> Vec<&str> {
-        line.trim_matches('|').split('|').map(str::trim).collect()
-    }
-
     #[test]
     fn a_mode_is_a_table_of_compressors_by_decompressors() {
-        let cells = [
+        let matrix = [
             cell("software", "software", 10, false),
             cell("software", "zlib", 0, true),
             cell("qpl", "software", 7, false),
         ];
-        let text = render_matrix(&cells);
+        let text = render_matrix(&matrix);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
-            text_cells(lines[2]),
+            cells(lines[2], Style::Text),
             ["compressor (path)", "software", "zlib"],
             "{text}"
         );
         assert_eq!(
-            text_cells(lines[3]),
+            cells(lines[3], Style::Text),
             ["software (software)", "10/10 (0)", "skipped"]
         );
-        assert_eq!(text_cells(lines[4]), ["qpl (software)", "FAIL 3/10", "-"]);
+        assert_eq!(
+            cells(lines[4], Style::Text),
+            ["qpl (software)", "FAIL 3/10", "-"]
+        );
         assert_eq!(lines[5], "  skipped software -> zlib: why");
         // The same columns as markdown.
-        let refs: Vec<&Cell> = cells.iter().collect();
+        let refs: Vec<&Cell> = matrix.iter().collect();
         let md = mode_table(&refs).render(Style::Markdown);
         assert_eq!(
-            markdown_cells(md.lines().next().unwrap()),
-            text_cells(lines[2])
+            cells(md.lines().next().unwrap(), Style::Markdown),
+            cells(lines[2], Style::Text)
         );
-        assert!(md.lines().all(|l| markdown_cells(l).len() == 3), "{md}");
+        assert!(
+            md.lines().all(|l| cells(l, Style::Markdown).len() == 3),
+            "{md}"
+        );
     }
 }

@@ -219,6 +219,7 @@ pub fn validate<E>(
 mod tests {
     use super::*;
     use crate::backend::software::Software;
+    use crate::tabular::cells;
 
     #[test]
     fn the_software_backend_validates_the_kernel_table() {
@@ -248,24 +249,20 @@ mod tests {
         let text = r.render_text();
         assert!(text.starts_with("table "), "{text}");
         let lines: Vec<&str> = text.lines().collect();
-        let cells = |l: &str| -> Vec<String> {
-            l.split("  ")
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(String::from)
-                .collect()
-        };
-        assert_eq!(cells(lines[1]), ["backend", "path", "why that path"]);
-        assert_eq!(cells(lines[2])[..2], ["software", "software"]);
+        assert_eq!(
+            cells(lines[1], Style::Text),
+            ["backend", "path", "why that path"]
+        );
+        assert_eq!(cells(lines[2], Style::Text)[..2], ["software", "software"]);
         let rules = lines
             .iter()
             .position(|l| l.starts_with("canned-mode"))
             .unwrap();
         assert_eq!(
-            cells(lines[rules + 1]),
+            cells(lines[rules + 1], Style::Text),
             ["backend", "direction", "rule", "result"]
         );
-        assert_eq!(cells(lines[rules + 2]).last().unwrap(), "ok");
+        assert_eq!(cells(lines[rules + 2], Style::Text).last(), Some(&"ok"));
         assert!(text.contains("\nvalidate: "), "{text}");
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["ok"], true);
