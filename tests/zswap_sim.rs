@@ -2,7 +2,8 @@
 //! accounting under the documented zsmalloc model (same-filled pages take
 //! nothing, raw pages the 4096 class, a small compressed page its 16-byte
 //! class after the 8-byte handle), both incompressible-page policies, the
-//! batch-size sweep, every compressor, and clear errors on bad input.
+//! batch-size sweep, every compressor, the text table's units (µs, KiB)
+//! against the JSON's bytes, and clear errors on bad input.
 
 use std::path::Path;
 use std::process::Command;
@@ -223,6 +224,41 @@ fn sweep_runs_every_batch_size_and_every_compressor_round_trips() {
         pools.push(runs[0]["pool_bytes"].as_u64().unwrap());
     }
     assert!(pools.iter().all(|&p| p > 0 && p < 30 * 4096));
+}
+
+#[test]
+fn the_text_table_has_one_unit_per_column_and_the_json_figures() {
+    use cannery_codec::tabular::{cells, Style};
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = write_corpus(dir.path(), &three_pages());
+    let args = ["--corpus", corpus.to_str().unwrap(), "--mode", "fixed"];
+    let v = sim_json(&[&args[..], &["--json"]].concat());
+    let (ok, text, err) = sim(&args);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("cbatch"))
+        .collect();
+    let header = cells(lines[0], Style::Text);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(lines.len(), 1 + runs.len(), "{text}");
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for (line, run) in lines[1..].iter().zip(runs) {
+        let row = cells(line, Style::Text);
+        assert_eq!(row.len(), header.len(), "{text}");
+        // Times: bare numbers in the header's µs, two decimals each.
+        for (h, c) in header.iter().zip(&row) {
+            if h.ends_with(" µs") {
+                assert!(c.parse::<f64>().is_ok(), "{h}: {c:?}");
+                assert_eq!(c.split('.').nth(1).map(str::len), Some(2), "{h}: {c:?}");
+            }
+        }
+        // Pools in KiB; JSON keeps bytes.
+        let kib = |key: &str| format!("{:.0}", run[key].as_u64().unwrap() as f64 / 1024.0);
+        assert_eq!(row[col("pool KiB")], kib("pool_bytes"), "{text}");
+        assert_eq!(row[col("zspage KiB")], kib("zspage_bytes"), "{text}");
+        assert_eq!(row[col("cbatch")], run["compress_batch"].to_string());
+    }
 }
 
 #[test]

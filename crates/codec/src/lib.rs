@@ -11,6 +11,9 @@
 //! [`backend`] puts this codec, reference inflaters and (behind the `qpl`
 //! and `qat` features) Intel QPL and QATzip behind one trait.
 //!
+//! [`tabular`] lays out every report table of the workspace as text or
+//! markdown, and [`units`] formats the sizes and times in them.
+//!
 //! The crate does not read corpora or train tables. Unsafe code is denied
 //! everywhere except the QPL and QATzip FFI modules.
 
@@ -31,8 +34,10 @@ pub mod peer;
 pub mod records;
 pub mod rng;
 pub mod table;
+pub mod tabular;
 pub mod token;
 pub mod transcode;
+pub mod units;
 
 pub use backend::{Backend, BackendError, Capabilities, ExecPath};
 pub use batch::{

@@ -17,6 +17,8 @@ use std::time::Instant;
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::figures::{self, percentile, SameFilledShare};
 use cannery_codec::peer::train_zstd_dictionary;
+use cannery_codec::tabular::{Align, Grid, Style};
+use cannery_codec::units::micros;
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 
 use crate::histogram::ParseModel;
@@ -400,6 +402,67 @@ pub fn bench_workload(
         .collect()
 }
 
+/// One workload's results: a row per codec with its ratios, per-page
+/// times (µs) and throughput (MB/s), and its ratio and times divided by
+/// libdeflate -1's and lz4's on the same pages.
+fn workload_table(rs: &[&BenchResult]) -> Grid {
+    let mut g = Grid::new(&[
+        ("codec", Align::Left),
+        ("ratio", Align::Right),
+        ("eff.ratio", Align::Right),
+        ("incompr.", Align::Right),
+        ("comp p50 µs", Align::Right),
+        ("comp p99 µs", Align::Right),
+        ("comp MB/s", Align::Right),
+        ("decomp p50 µs", Align::Right),
+        ("decomp p99 µs", Align::Right),
+        ("decomp MB/s", Align::Right),
+        ("ratio /ld1", Align::Right),
+        ("comp time /ld1", Align::Right),
+        ("decomp time /ld1", Align::Right),
+        ("decomp time /lz4", Align::Right),
+    ]);
+    let find = |k: PeerKind| {
+        rs.iter()
+            .find(|r| r.codec == ModeKey::Peer(k.clone()))
+            .copied()
+    };
+    let (ld1, lz4) = (find(PeerKind::Libdeflate(1)), find(PeerKind::Lz4));
+    let rel = |a: f64, b: Option<f64>| {
+        b.filter(|b| *b > 0.0)
+            .map(|b| format!("{:.2}", a / b))
+            .unwrap_or_else(|| "-".into())
+    };
+    for r in rs {
+        g.row(vec![
+            r.codec.to_string(),
+            format!("{:.3}", r.ratio),
+            format!("{:.3}", r.effective_ratio),
+            r.incompressible_pages.to_string(),
+            micros(r.compress_ns_p50),
+            micros(r.compress_ns_p99),
+            format!("{:.0}", r.compress_mb_s),
+            micros(r.decompress_ns_p50),
+            micros(r.decompress_ns_p99),
+            format!("{:.0}", r.decompress_mb_s),
+            rel(r.ratio, ld1.map(|x| x.ratio)),
+            rel(
+                r.compress_ns_p50 as f64,
+                ld1.map(|x| x.compress_ns_p50 as f64),
+            ),
+            rel(
+                r.decompress_ns_p50 as f64,
+                ld1.map(|x| x.decompress_ns_p50 as f64),
+            ),
+            rel(
+                r.decompress_ns_p50 as f64,
+                lz4.map(|x| x.decompress_ns_p50 as f64),
+            ),
+        ]);
+    }
+    g
+}
+
 /// The markdown report: `title` (how it was made) and `machine` first, then
 /// one table per workload, each codec's figures beside its ratio to
 /// libdeflate -1's and lz4's on the same pages.
@@ -415,7 +478,7 @@ pub fn markdown(
     s += &format!(
         "Every codec compresses and decompresses each held-out page of a workload on its own, \
          and every round trip is verified. A page's time is the fastest of the repetitions; \
-         p50/p99 are over pages. The machine is shared and noisy: read the `/ld1` and `/lz4` \
+         p50/p99 are over pages, in µs. The machine is shared and noisy: read the `/ld1` and `/lz4` \
          columns (this codec's figure divided by libdeflate -1's or lz4's on the same pages in \
          the same run), not the absolute times. `canned-*` use the workload's own table trained \
          on its training pages (fast parse), `canned:kernel-2024` the kernel's table; \
@@ -432,39 +495,8 @@ pub fn markdown(
             w.test.len(),
             w.train.len()
         );
-        s += "| codec | ratio | eff. ratio | incompr. | comp ns p50 | comp ns p99 | comp MB/s | decomp ns p50 | decomp ns p99 | decomp MB/s | ratio /ld1 | comp time /ld1 | decomp time /ld1 | decomp time /lz4 |\n";
-        s += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
         let rs: Vec<&BenchResult> = results.iter().filter(|r| r.workload == w.name).collect();
-        let find = |k: PeerKind| {
-            rs.iter()
-                .find(|r| r.codec == ModeKey::Peer(k.clone()))
-                .copied()
-        };
-        let (ld1, lz4) = (find(PeerKind::Libdeflate(1)), find(PeerKind::Lz4));
-        let rel = |a: f64, b: Option<f64>| {
-            b.filter(|b| *b > 0.0)
-                .map(|b| format!("{:.2}", a / b))
-                .unwrap_or_else(|| "-".into())
-        };
-        for r in &rs {
-            s += &format!(
-                "| {} | {:.3} | {:.3} | {} | {} | {} | {:.0} | {} | {} | {:.0} | {} | {} | {} | {} |\n",
-                r.codec,
-                r.ratio,
-                r.effective_ratio,
-                r.incompressible_pages,
-                r.compress_ns_p50,
-                r.compress_ns_p99,
-                r.compress_mb_s,
-                r.decompress_ns_p50,
-                r.decompress_ns_p99,
-                r.decompress_mb_s,
-                rel(r.ratio, ld1.map(|x| x.ratio)),
-                rel(r.compress_ns_p50 as f64, ld1.map(|x| x.compress_ns_p50 as f64)),
-                rel(r.decompress_ns_p50 as f64, ld1.map(|x| x.decompress_ns_p50 as f64)),
-                rel(r.decompress_ns_p50 as f64, lz4.map(|x| x.decompress_ns_p50 as f64)),
-            );
-        }
+        s += &workload_table(&rs).render(Style::Markdown);
         s += "\n";
     }
     s
@@ -473,6 +505,7 @@ pub fn markdown(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cannery_codec::tabular::cells;
 
     fn pages() -> Vec<Vec<u8>> {
         (0..8u32)
@@ -518,6 +551,73 @@ mod tests {
             bench_codec("w", &c, &pages(), SameFilledShare::default(), 1),
             Err(BenchError::Setup { .. })
         ));
+    }
+
+    fn result(codec: &str, compress_ns: u64, decompress_ns: u64) -> BenchResult {
+        BenchResult {
+            workload: "w".into(),
+            codec: codec.parse().unwrap(),
+            pages: 8,
+            ratio: 3.0,
+            effective_ratio: 3.5,
+            incompressible_pages: 0,
+            compress_ns_p50: compress_ns,
+            compress_ns_p99: compress_ns * 2,
+            decompress_ns_p50: decompress_ns,
+            decompress_ns_p99: decompress_ns * 2,
+            compress_mb_s: 400.0,
+            decompress_mb_s: 2000.0,
+        }
+    }
+
+    #[test]
+    fn a_workload_table_has_one_unit_per_column_and_the_same_columns_both_ways() {
+        let rs = [
+            result("canned-fast", 20_000, 7_090),
+            result("libdeflate-1", 40_000, 950),
+            result("lz4", 8_000, 500),
+        ];
+        let refs: Vec<&BenchResult> = rs.iter().collect();
+        let g = workload_table(&refs);
+        let text = g.render(Style::Text);
+        let w = BenchWorkload {
+            name: "w".into(),
+            train: vec![vec![0; PAGE_SIZE]],
+            test: vec![vec![0; PAGE_SIZE]; 8],
+            same_filled: SameFilledShare::default(),
+        };
+        let md = markdown("t", "m", &[w], &rs);
+        let lines: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+        let header = cells(lines[0], Style::Markdown);
+        assert_eq!(
+            cells(text.lines().next().unwrap(), Style::Text),
+            header,
+            "{md}"
+        );
+        assert!(lines[1].starts_with("|---"), "{md}");
+        assert!(lines[1].ends_with(":|"), "numbers right-aligned: {md}");
+        assert_eq!(lines.len(), 2 + 3, "{md}");
+        for l in &lines {
+            assert_eq!(cells(l, Style::Markdown).len(), header.len(), "{l}");
+        }
+        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let canned = cells(lines[2], Style::Markdown);
+        assert_eq!(canned[col("comp p50 µs")], "20.00");
+        assert_eq!(canned[col("decomp p50 µs")], "7.09");
+        assert_eq!(canned[col("decomp p99 µs")], "14.18");
+        assert_eq!(canned[col("comp time /ld1")], "0.50");
+        // Every time column holds bare numbers in µs, whatever the size.
+        for name in [
+            "comp p50 µs",
+            "comp p99 µs",
+            "decomp p50 µs",
+            "decomp p99 µs",
+        ] {
+            for l in &lines[2..] {
+                let cell = cells(l, Style::Markdown)[col(name)];
+                assert!(cell.parse::<f64>().is_ok(), "{name}: {cell:?}");
+            }
+        }
     }
 
     #[test]

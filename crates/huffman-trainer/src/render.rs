@@ -1,18 +1,21 @@
 //! The train and eval reports as text, for people (the JSON forms are the
 //! reports serialized as they are). Formatting only: every number comes
-//! from the report, and modes are named by their one key
-//! ([`ModeKey`]), as in JSON and Python.
+//! from the report, modes are named by their one key ([`ModeKey`]), as in
+//! JSON and Python, and the tables (modes, cross-workload matrix,
+//! smoothing) are `cannery_codec::tabular` grids.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use cannery_codec::peer::PeerKind;
+use cannery_codec::tabular::{Align, Grid};
 use cannery_codec::Level;
 
 use crate::eval_corpus::{EvalReport, HistogramEvalReport};
 use crate::evaluate::{Ceiling, ConstraintCost, Drift, ModeResult};
 use crate::mode_key::ModeKey;
-use crate::report::{TargetCheck, TrainReport};
+use crate::report::{CrossMatrix, TargetCheck, TrainReport};
+use crate::train::SmoothingResult;
 
 /// The line that explains the mode names, printed once above the tables.
 pub const LEGEND: &str = "modes: canned-LEVEL = the workload's own table at that parse \
@@ -40,12 +43,10 @@ fn order() -> Vec<ModeKey> {
     ]
 }
 
-fn modes_table(out: &mut String, modes: &BTreeMap<ModeKey, ModeResult>, with_cross: bool) {
-    let _ = writeln!(
-        out,
-        "  {:<24} {:>7} {:>9} {:>8}",
-        "mode", "ratio", "eff.ratio", "incompr."
-    );
+/// The modes of `modes` in reading order, cross-workload tables
+/// (`canned:NAME` outside [`order`]) only `with_cross`: one row each with
+/// its ratio, effective ratio and incompressible pages.
+fn modes_table(modes: &BTreeMap<ModeKey, ModeResult>, with_cross: bool) -> Grid {
     let order = order();
     let mut keys: Vec<&ModeKey> = order
         .iter()
@@ -58,17 +59,54 @@ fn modes_table(out: &mut String, modes: &BTreeMap<ModeKey, ModeResult>, with_cro
             keys.push(k);
         }
     }
+    let mut g = Grid::new(&[
+        ("mode", Align::Left),
+        ("ratio", Align::Right),
+        ("eff.ratio", Align::Right),
+        ("incompr.", Align::Right),
+    ]);
     for k in keys {
         let r = &modes[k];
-        let _ = writeln!(
-            out,
-            "  {:<24} {:>7.3} {:>9.3} {:>8}",
+        g.row(vec![
             k.to_string(),
-            r.ratio,
-            r.effective_ratio,
-            r.incompressible_pages
-        );
+            format!("{:.3}", r.ratio),
+            format!("{:.3}", r.effective_ratio),
+            r.incompressible_pages.to_string(),
+        ]);
     }
+    g
+}
+
+/// The cross-workload matrix: a row per table, a column per workload's
+/// held-out pages, each cell the canned (fast) ratio.
+fn cross_table(c: &CrossMatrix) -> Grid {
+    let mut columns = vec![("table", Align::Left)];
+    columns.extend(c.workloads.iter().map(|w| (w.as_str(), Align::Right)));
+    let mut g = Grid::new(&columns);
+    for (t, row) in c.tables.iter().zip(&c.ratio) {
+        let mut cells = vec![t.clone()];
+        cells.extend(row.iter().map(|v| format!("{v:.3}")));
+        g.row(cells);
+    }
+    g
+}
+
+/// Held-out bits per page of each smoothing's tables, and how far it is
+/// above the best one.
+fn smoothing_table(s: &[SmoothingResult]) -> Grid {
+    let mut g = Grid::new(&[
+        ("smoothing", Align::Left),
+        ("bits/page", Align::Right),
+        ("above best %", Align::Right),
+    ]);
+    for x in s {
+        g.row(vec![
+            x.smoothing.clone(),
+            format!("{:.1}", x.bits_per_page),
+            format!("{:+.2}", x.excess_percent),
+        ]);
+    }
+    g
 }
 
 fn qpl_cost(out: &mut String, cost: Option<&ConstraintCost>) {
@@ -166,7 +204,7 @@ pub fn train_report(r: &TrainReport) -> String {
         if let Some(s) = &w.skipped {
             let _ = writeln!(out, "  skipped: {s}");
         }
-        modes_table(&mut out, &w.modes, false);
+        out += &modes_table(&w.modes, false).render_indented(2);
         targets(&mut out, &w.targets, &w.ceiling);
         qpl_cost(&mut out, w.qpl_constraint.as_ref());
         for s in &w.refinement {
@@ -186,7 +224,7 @@ pub fn train_report(r: &TrainReport) -> String {
         "fleet (all workloads, {} held-out pages; canned-* = each workload's own table): table {}",
         r.fleet.test_pages, r.fleet.table_id
     );
-    modes_table(&mut out, &r.fleet.modes, false);
+    out += &modes_table(&r.fleet.modes, false).render_indented(2);
     targets(&mut out, &r.fleet.targets, &r.fleet.ceiling);
     qpl_cost(&mut out, r.fleet.qpl_constraint.as_ref());
 
@@ -195,24 +233,7 @@ pub fn train_report(r: &TrainReport) -> String {
         out,
         "cross-workload canned (fast) ratio: rows = table, columns = held-out pages"
     );
-    let w = r
-        .cross
-        .workloads
-        .iter()
-        .map(|s| s.len().max(8))
-        .collect::<Vec<_>>();
-    let _ = write!(out, "  {:<16}", "table");
-    for (name, &wd) in r.cross.workloads.iter().zip(&w) {
-        let _ = write!(out, " {name:>wd$}");
-    }
-    let _ = writeln!(out);
-    for (t, row) in r.cross.tables.iter().zip(&r.cross.ratio) {
-        let _ = write!(out, "  {t:<16}");
-        for (v, &wd) in row.iter().zip(&w) {
-            let _ = write!(out, " {v:>wd$.3}");
-        }
-        let _ = writeln!(out);
-    }
+    out += &cross_table(&r.cross).render_indented(2);
     if let Some(c) = &r.clusters {
         let _ = writeln!(out);
         let _ = writeln!(
@@ -234,13 +255,7 @@ pub fn train_report(r: &TrainReport) -> String {
             out,
             "smoothing (held-out bits per page, all workloads, own tables):"
         );
-        for s in &r.smoothing {
-            let _ = writeln!(
-                out,
-                "  {:<16} {:>10.1} bits/page  {:+.2} %",
-                s.smoothing, s.bits_per_page, s.excess_percent
-            );
-        }
+        out += &smoothing_table(&r.smoothing).render_indented(2);
     }
     under_target(&mut out, r);
     target_matrix(&mut out, r);
@@ -262,11 +277,13 @@ fn under_target(out: &mut String, r: &TrainReport) {
         fleet.compressor,
         fleet.target.split('-').next().unwrap_or(fleet.target)
     );
-    let _ = writeln!(
-        out,
-        "  {:<16} {:>7} {:>9} {:>9} {:>9}",
-        "workload", "pages", "cannery", "library", "gain"
-    );
+    let mut g = Grid::new(&[
+        ("workload", Align::Left),
+        ("pages", Align::Right),
+        ("cannery ratio", Align::Right),
+        ("library ratio", Align::Right),
+        ("gain %", Align::Right),
+    ]);
     let mut losers = Vec::new();
     let rows = r
         .workloads
@@ -274,18 +291,18 @@ fn under_target(out: &mut String, r: &TrainReport) {
         .filter_map(|w| w.under_target.as_ref().map(|c| (w.name.as_str(), c)))
         .chain(std::iter::once(("fleet (sum)", fleet)));
     for (name, c) in rows {
-        let _ = writeln!(
-            out,
-            "  {name:<16} {:>7} {:>9.3} {:>9.3} {:>+7.2} %",
-            c.cannery.pages,
-            c.cannery.ratio(),
-            c.library.ratio(),
-            100.0 * c.gain()
-        );
-        if c.gain() < 0.0 {
+        g.row(vec![
+            name.to_string(),
+            c.cannery.pages.to_string(),
+            format!("{:.3}", c.cannery.ratio()),
+            format!("{:.3}", c.library.ratio()),
+            format!("{:+.2}", 100.0 * c.gain()),
+        ]);
+        if c.cannery.bytes > c.library.bytes {
             losers.push(name.to_string());
         }
     }
+    out.push_str(&g.render_indented(2));
     if !losers.is_empty() {
         let _ = writeln!(
             out,
@@ -307,23 +324,21 @@ fn target_matrix(out: &mut String, r: &TrainReport) {
         "target × parse: fleet tables trained for each target (rows, QPL-compatible) under each \
          target's compressor (columns); held-out ratio, and its loss against the column's own table"
     );
-    let _ = write!(out, "  {:<14}", "table for");
-    for t in &m.targets {
-        let _ = write!(out, " {t:>20}");
-    }
-    let _ = writeln!(out);
+    let mut columns = vec![("table for", Align::Left)];
+    columns.extend(m.targets.iter().map(|t| (*t, Align::Right)));
+    let mut g = Grid::new(&columns);
     for (row, t) in m.targets.iter().enumerate() {
-        let _ = write!(out, "  {t:<14}");
-        for col in 0..m.targets.len() {
-            let cell = format!(
+        let mut cells = vec![t.to_string()];
+        cells.extend((0..m.targets.len()).map(|col| {
+            format!(
                 "{:.3} ({:+.2} %)",
                 m.sizes[row][col].ratio(),
                 100.0 * (0.0 - m.loss(row, col))
-            );
-            let _ = write!(out, " {cell:>20}");
-        }
-        let _ = writeln!(out);
+            )
+        }));
+        g.row(cells);
     }
+    out.push_str(&g.render_indented(2));
 }
 
 /// The eval report as text.
@@ -344,7 +359,7 @@ pub fn eval_report(r: &EvalReport) -> String {
             .map(|of| format!(" (a hash-based sample of {of})"))
             .unwrap_or_default();
         let _ = writeln!(out, "workload {}: {} pages{sample}", w.name, w.pages);
-        modes_table(&mut out, &w.modes, true);
+        out += &modes_table(&w.modes, true).render_indented(2);
         drift_line(&mut out, w.drift.as_ref());
     }
     let _ = writeln!(out);
@@ -396,6 +411,7 @@ fn drift_line(out: &mut String, d: Option<&Drift>) {
 mod tests {
     use super::*;
     use crate::testutil::key;
+    use cannery_codec::tabular::{cells, Style};
 
     fn result(ratio: f64) -> ModeResult {
         ModeResult {
@@ -408,14 +424,33 @@ mod tests {
         }
     }
 
+    /// `g` as text and as markdown: the same header cells in the same
+    /// order, a separator row, one cell per column in every markdown row.
+    fn same_columns_both_ways(g: &Grid) -> String {
+        let text = g.render(Style::Text);
+        let md = g.render(Style::Markdown);
+        let lines: Vec<&str> = md.lines().collect();
+        let header = cells(lines[0], Style::Markdown);
+        assert_eq!(
+            cells(text.lines().next().unwrap(), Style::Text),
+            header,
+            "{text}\n{md}"
+        );
+        assert!(lines[1].starts_with("|---"), "{md}");
+        for l in &lines {
+            assert_eq!(cells(l, Style::Markdown).len(), header.len(), "{md}");
+        }
+        assert_eq!(text.lines().count(), lines.len() - 1);
+        text
+    }
+
     #[test]
     fn modes_print_by_their_key_in_reading_order() {
         let modes: BTreeMap<ModeKey, ModeResult> = ["zstd-1", "canned-fast", "fixed", "canned:w2"]
             .iter()
             .map(|m| (key(m), result(3.0)))
             .collect();
-        let mut out = String::new();
-        modes_table(&mut out, &modes, false);
+        let out = same_columns_both_ways(&modes_table(&modes, false));
         let names: Vec<&str> = out
             .lines()
             .skip(1)
@@ -423,10 +458,33 @@ mod tests {
             .collect();
         // Cross-workload tables only when asked for.
         assert_eq!(names, ["fixed", "canned-fast", "zstd-1"]);
-        let mut out = String::new();
-        modes_table(&mut out, &modes, true);
+        let out = same_columns_both_ways(&modes_table(&modes, true));
         assert!(out.contains("canned:w2"), "{out}");
         assert!(out.contains("  4.500 "), "effective ratio printed: {out}");
+    }
+
+    #[test]
+    fn the_cross_matrix_and_smoothing_have_the_same_columns_as_text_and_markdown() {
+        let cross = CrossMatrix {
+            tables: vec!["redis".into(), "fleet".into()],
+            workloads: vec!["redis".into(), "a-long-workload-name".into()],
+            ratio: vec![vec![3.1, 2.0], vec![2.9, 2.25]],
+        };
+        let text = same_columns_both_ways(&cross_table(&cross));
+        assert_eq!(
+            cells(text.lines().nth(2).unwrap(), Style::Text),
+            ["fleet", "2.900", "2.250"]
+        );
+        let smoothing = [SmoothingResult {
+            smoothing: "add-one".into(),
+            bits_per_page: 10123.45,
+            excess_percent: 0.5,
+        }];
+        let text = same_columns_both_ways(&smoothing_table(&smoothing));
+        assert_eq!(
+            cells(text.lines().nth(1).unwrap(), Style::Text),
+            ["add-one", "10123.5", "+0.50"]
+        );
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! The simulator's reports: [`RunReport`] (one run, one batch size, what
 //! [`crate::replay::run`] returns) and [`Report`] (the settings of a sweep
 //! and its runs), both serde-serializable, and the report's text rendering
-//! (`Display`), a fixed-width table as `cannery zswap-sim` prints it.
+//! (`Display`) as `cannery zswap-sim` prints it: settings lines, then one
+//! row per run ([`Report::runs_table`]; times in µs, pool sizes in KiB).
 //!
 //! Pure data and string building: nothing here runs a codec or prints.
 
 use std::fmt;
 
+use cannery_codec::tabular::{Align, Grid, Style};
+use cannery_codec::units::{kib, micros};
 use serde::{Deserialize, Serialize};
 
 /// How the pool is modelled, as reports state it.
@@ -148,62 +151,150 @@ impl fmt::Display for Report {
                 x.rejected_pages
             )?;
         }
-        writeln!(
-            f,
-            "{:>6} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>9} {:>10} {:>8} {:>10}",
-            "cbatch",
-            "dbatch",
-            "store p50",
-            "store p99",
-            "load p50",
-            "load p99",
-            "pool bytes",
-            "zspage bytes",
-            "eff.ratio",
-            "pool ratio",
-            "rejected",
-            "mismatches"
-        )?;
-        for x in &r.runs {
-            writeln!(
-                f,
-                "{:>6} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12} {:>9} {:>10} {:>8} {:>10}",
-                x.compress_batch,
-                x.decompress_batch,
-                ns(x.store_p50_ns),
-                ns(x.store_p99_ns),
-                ns(x.load_p50_ns),
-                ns(x.load_p99_ns),
-                x.pool_bytes,
-                x.zspage_bytes,
-                x.effective_ratio
-                    .map(|v| format!("{v:.3}"))
-                    .unwrap_or_else(|| "-".into()),
-                x.pool_ratio
-                    .map(|v| format!("{v:.3}"))
-                    .unwrap_or_else(|| "-".into()),
-                x.rejected_pages,
-                x.mismatches
-            )?;
-        }
-        Ok(())
+        f.write_str(&self.runs_table().render(Style::Text))
     }
 }
 
-/// A latency for the table, always in microseconds (one unit per column).
-fn ns(v: u64) -> String {
-    format!("{:.2} us", v as f64 / 1000.0)
+impl Report {
+    /// One row per run: batch sizes, latency percentiles (µs per page),
+    /// pool sizes (KiB), ratios, rejected pages and mismatches.
+    fn runs_table(&self) -> Grid {
+        let mut g = Grid::new(&[
+            ("cbatch", Align::Right),
+            ("dbatch", Align::Right),
+            ("store p50 µs", Align::Right),
+            ("store p99 µs", Align::Right),
+            ("load p50 µs", Align::Right),
+            ("load p99 µs", Align::Right),
+            ("pool KiB", Align::Right),
+            ("zspage KiB", Align::Right),
+            ("eff.ratio", Align::Right),
+            ("pool ratio", Align::Right),
+            ("rejected", Align::Right),
+            ("mismatches", Align::Right),
+        ]);
+        let ratio = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
+        for x in &self.runs {
+            g.row(vec![
+                x.compress_batch.to_string(),
+                x.decompress_batch.to_string(),
+                micros(x.store_p50_ns),
+                micros(x.store_p99_ns),
+                micros(x.load_p50_ns),
+                micros(x.load_p99_ns),
+                kib(x.pool_bytes as i64),
+                kib(x.zspage_bytes as i64),
+                ratio(x.effective_ratio),
+                ratio(x.pool_ratio),
+                x.rejected_pages.to_string(),
+                x.mismatches.to_string(),
+            ]);
+        }
+        g
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cannery_codec::tabular::cells;
+
+    fn run(batch: usize, store_p50_ns: u64, store_p99_ns: u64) -> RunReport {
+        RunReport {
+            compress_batch: batch,
+            decompress_batch: batch,
+            max_units_per_store_call: batch,
+            pages: 8,
+            same_filled_pages: 1,
+            compressed_pages: 7,
+            incompressible_pages: 0,
+            failed_pages: 0,
+            raw_pages: 0,
+            rejected_pages: 0,
+            payload_bytes: 9000,
+            pool_bytes: 10_240,
+            zspage_bytes: 16_384,
+            effective_ratio: Some(3.64),
+            pool_ratio: None,
+            store_p50_ns,
+            store_p99_ns,
+            load_p50_ns: 900,
+            load_p99_ns: 1_234_567,
+            mismatches: 0,
+        }
+    }
+
+    fn report() -> Report {
+        Report {
+            corpus: "c".into(),
+            workloads: vec!["w".into()],
+            files: 1,
+            pages: 8,
+            omitted_same_filled_pages: 0,
+            mode: "fixed".into(),
+            table: None,
+            format: None,
+            level: Some("fast".into()),
+            folio: "16k".into(),
+            engines: 1,
+            policy: "store-raw".into(),
+            pool_model: POOL_MODEL.into(),
+            latency: LATENCY.into(),
+            runs: vec![run(1, 7_090, 20_000), run(32, 90, 123_456)],
+        }
+    }
 
     #[test]
-    fn latencies_share_one_unit() {
-        assert_eq!(ns(7_090), "7.09 us");
-        assert_eq!(ns(20_000), "20.00 us");
-        assert_eq!(ns(123_456), "123.46 us");
+    fn the_runs_table_has_the_same_columns_as_text_and_markdown() {
+        let text = report().to_string();
+        let header = text.lines().find(|l| l.starts_with("cbatch")).unwrap();
+        let md = report().runs_table().render(Style::Markdown);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(
+            cells(header, Style::Text),
+            cells(lines[0], Style::Markdown),
+            "{text}\n{md}"
+        );
+        assert!(
+            lines[1].starts_with("|---") && lines[1].ends_with(":|"),
+            "{md}"
+        );
+        assert!(lines
+            .iter()
+            .all(|l| cells(l, Style::Markdown).len() == cells(lines[0], Style::Markdown).len()));
+        assert_eq!(lines.len(), 2 + 2);
+    }
+
+    #[test]
+    fn times_are_microseconds_and_pools_kib_in_every_row() {
+        let text = report().to_string();
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("cbatch"))
+            .map(|l| cells(l, Style::Text))
+            .collect();
+        assert_eq!(
+            rows[0][2..8],
+            [
+                "store p50 µs",
+                "store p99 µs",
+                "load p50 µs",
+                "load p99 µs",
+                "pool KiB",
+                "zspage KiB"
+            ]
+        );
+        assert_eq!(
+            rows[1][2..8],
+            ["7.09", "20.00", "0.90", "1234.57", "10", "16"]
+        );
+        assert_eq!(rows[2][2..4], ["0.09", "123.46"]);
+        // Bare numbers: the unit is the header's, never a cell's.
+        for row in &rows[1..] {
+            for cell in &row[2..8] {
+                assert!(cell.parse::<f64>().is_ok(), "{cell:?} in {text}");
+            }
+        }
     }
 
     #[test]

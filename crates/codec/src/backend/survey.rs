@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::{check, open, BackendError, Capabilities, NAMES};
 use crate::mode::Mode;
+use crate::tabular::{Align, Grid, Style};
 
 /// Whether a backend can be opened here, and why not.
 #[derive(Clone, Debug, Serialize)]
@@ -26,8 +27,9 @@ pub struct Availability {
     pub devices: Vec<String>,
 }
 
-/// The survey as text: one row per backend (status, modes each way, path),
-/// then its note, why it is missing, and what the machine says of devices.
+/// The survey as text: a table with one row per backend (status, modes
+/// each way, path), then each backend's note, why it is missing, and what
+/// the machine says of its devices.
 pub fn render_survey(survey: &[Availability]) -> String {
     use std::fmt::Write;
     let modes = |m: &[Mode]| -> String {
@@ -37,38 +39,46 @@ pub fn render_survey(survey: &[Availability]) -> String {
             m.iter().map(|m| m.name()).collect::<Vec<_>>().join(",")
         }
     };
-    let mut out = format!(
-        "{:<12} {:<10} {:<22} {:<22} {:<9}\n",
-        "backend", "status", "compresses", "decompresses", "path"
-    );
+    let mut g = Grid::new(&[
+        ("backend", Align::Left),
+        ("status", Align::Left),
+        ("compresses", Align::Left),
+        ("decompresses", Align::Left),
+        ("path", Align::Left),
+    ]);
+    let mut notes = String::new();
     for a in survey {
         match &a.capabilities {
             Some(c) => {
-                let _ = writeln!(
-                    out,
-                    "{:<12} {:<10} {:<22} {:<22} {:<9}",
-                    a.name,
-                    "available",
+                g.row(vec![
+                    a.name.to_string(),
+                    "available".into(),
                     modes(&c.compress),
                     modes(&c.decompress),
-                    c.path.name()
-                );
+                    c.path.name().to_string(),
+                ]);
                 if let Some(n) = &c.path_note {
-                    let _ = writeln!(out, "{:<12} note: {n}", "");
+                    let _ = writeln!(notes, "{}: note: {n}", a.name);
                 }
             }
             None => {
-                let _ = writeln!(out, "{:<12} {:<10}", a.name, "missing");
+                g.row(vec![
+                    a.name.to_string(),
+                    "missing".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                ]);
                 if let Some(r) = &a.reason {
-                    let _ = writeln!(out, "{:<12} why: {r}", "");
+                    let _ = writeln!(notes, "{}: why: {r}", a.name);
                 }
             }
         }
         for d in &a.devices {
-            let _ = writeln!(out, "{:<12} device: {d}", "");
+            let _ = writeln!(notes, "{}: device: {d}", a.name);
         }
     }
-    out
+    g.render(Style::Text) + &notes
 }
 
 /// Tries every known backend and says what is available and why not.
@@ -102,4 +112,39 @@ pub fn survey() -> Vec<Availability> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tabular::cells;
+
+    #[test]
+    fn one_row_per_backend_then_what_explains_them() {
+        let mut s = survey();
+        s.push(Availability {
+            name: "imaginary",
+            available: false,
+            capabilities: None,
+            reason: Some("not built".into()),
+            devices: vec!["no such device".into()],
+        });
+        let text = render_survey(&s);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            cells(lines[0], Style::Text),
+            ["backend", "status", "compresses", "decompresses", "path"]
+        );
+        for (a, line) in s.iter().zip(&lines[1..]) {
+            let row = cells(line, Style::Text);
+            assert_eq!(row.len(), 5, "{line}");
+            assert_eq!(row[0], a.name);
+            assert_eq!(row[1], if a.available { "available" } else { "missing" });
+        }
+        assert_eq!(cells(lines[1], Style::Text)[..2], ["software", "available"]);
+        assert!(
+            text.ends_with("imaginary: why: not built\nimaginary: device: no such device\n"),
+            "{text}"
+        );
+    }
 }

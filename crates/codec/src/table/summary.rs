@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::rules::{BitBudget, Rule};
 use super::{Provenance, Table};
+use crate::tabular::{Align, Grid};
 
 /// Kraft sums of the two codes (a complete code sums to `complete`).
 #[derive(Clone, Debug, Serialize)]
@@ -156,16 +157,17 @@ impl TableSummary {
         }
         let _ = writeln!(out, "budget    {} (QPL/ISA-L limit 56)", self.bit_budget);
         let _ = writeln!(out, "rules");
+        let mut rules = Grid::new(&[("rule", Align::Left), ("result", Align::Left)]);
         for r in &self.rules {
-            match &r.detail {
-                None => {
-                    let _ = writeln!(out, "  {:<13} ok", r.rule);
-                }
-                Some(e) => {
-                    let _ = writeln!(out, "  {:<13} BROKEN: {e}", r.rule);
-                }
-            }
+            rules.row(vec![
+                r.rule.to_string(),
+                match &r.detail {
+                    None => "ok".into(),
+                    Some(e) => format!("BROKEN: {e}"),
+                },
+            ]);
         }
+        out += &rules.render_indented(2);
         let _ = writeln!(
             out,
             "lengths   literal/length: {}",
@@ -196,6 +198,7 @@ fn profile(lengths: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tabular::{cells, Style};
 
     #[test]
     fn the_kernel_table_summary() {
@@ -209,6 +212,19 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("IAA       ok"), "{text}");
+        let rules = text.find("\nrules\n  rule ").expect("a table of rules");
+        let rows: Vec<&str> = text[rules..]
+            .lines()
+            .skip(3)
+            .take(Rule::ALL.len())
+            .collect();
+        assert_eq!(rows.len(), s.rules.len());
+        for (row, r) in rows.iter().zip(&s.rules) {
+            let result = if r.ok { "ok" } else { "BROKEN:" };
+            let row = cells(row, Style::Text);
+            assert_eq!(row[0], r.rule.to_string(), "{text}");
+            assert!(row[1].starts_with(result), "{text}");
+        }
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v["rules"].as_array().unwrap().len(), Rule::ALL.len());
         assert_eq!(profile(&[4, 5, 5, 0]), "0:1 4:1 5:2");

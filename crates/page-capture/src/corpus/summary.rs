@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 use crate::filter::same_filled;
 use crate::snapshot::PageCounts;
 use crate::PAGE_SIZE;
+use cannery_codec::tabular::{Align, Grid, Style};
+use cannery_codec::units::{mib, size};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -102,14 +104,21 @@ pub struct CorpusSummary {
 }
 
 impl CorpusSummary {
-    /// The summary as text: one row per workload, then the totals.
+    /// The summary as text: a table with one row per workload (disk size
+    /// in MiB, longest pause in ms), the totals, then the cold-page
+    /// captures.
     pub fn render_text(&self) -> String {
-        let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
-        let mut out = format!("corpus {}\n", self.root.display());
-        out += &format!(
-            "{:<24} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10}\n",
-            "workload", "files", "samples", "pages", "zero", "same", "dup", "disk MiB", "pause ms"
-        );
+        let mut g = Grid::new(&[
+            ("workload", Align::Left),
+            ("files", Align::Right),
+            ("samples", Align::Right),
+            ("pages", Align::Right),
+            ("zero", Align::Right),
+            ("same", Align::Right),
+            ("dup", Align::Right),
+            ("disk MiB", Align::Right),
+            ("pause ms", Align::Right),
+        ]);
         let mut cold_lines = String::new();
         for w in &self.workloads {
             for f in &w.files {
@@ -124,30 +133,30 @@ impl CorpusSummary {
                     );
                 }
             }
-            out += &format!(
-                "{:<24} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10.2} {:>10.2}\n",
-                w.name,
-                w.files.len(),
-                w.samples,
-                w.pages,
-                w.zero_pages,
-                w.same_filled_pages,
-                w.duplicate_pages,
+            g.row(vec![
+                w.name.clone(),
+                w.files.len().to_string(),
+                w.samples.to_string(),
+                w.pages.to_string(),
+                w.zero_pages.to_string(),
+                w.same_filled_pages.to_string(),
+                w.duplicate_pages.to_string(),
                 mib(w.bytes_on_disk),
-                w.pause_max_ms
-            );
+                format!("{:.2}", w.pause_max_ms),
+            ]);
         }
-        out += &format!(
-            "total: {} workloads, {} pages ({:.1} MiB of pages), {} zero pages, {} same-filled \
-             pages, {:.2} MiB on disk\n",
+        format!(
+            "corpus {}\n{}total: {} workloads, {} pages ({} of pages), {} zero pages, {} same-filled \
+             pages, {} on disk\n{cold_lines}",
+            self.root.display(),
+            g.render(Style::Text),
             self.workloads.len(),
             self.pages,
-            mib(self.bytes_uncompressed),
+            size(self.bytes_uncompressed),
             self.zero_pages,
             self.same_filled_pages,
-            mib(self.bytes_on_disk)
-        );
-        out + &cold_lines
+            size(self.bytes_on_disk)
+        )
     }
 }
 
@@ -249,4 +258,52 @@ pub fn summarize(path: &Path) -> Result<CorpusSummary> {
         out.workloads.push(ws);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cannery_codec::tabular::cells;
+
+    #[test]
+    fn one_row_per_workload_in_one_unit_per_column() {
+        let w = |name: &str, disk: u64, pause: f64| WorkloadSummary {
+            name: name.into(),
+            pages: 300,
+            zero_pages: 20,
+            same_filled_pages: 5,
+            duplicate_pages: 0,
+            unreadable_pages: 0,
+            scanned_pages: 325,
+            samples: 3,
+            pause_max_ms: pause,
+            bytes_on_disk: disk,
+            bytes_uncompressed: 300 * 4096,
+            files: Vec::new(),
+        };
+        let s = CorpusSummary {
+            root: "c".into(),
+            pages: 600,
+            zero_pages: 40,
+            same_filled_pages: 10,
+            bytes_on_disk: 1_572_864 + 2048,
+            bytes_uncompressed: 600 * 4096,
+            workloads: vec![w("redis", 1_572_864, 12.5), w("tiny", 2048, 0.25)],
+        };
+        let text = s.render_text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            cells(lines[1], Style::Text),
+            [
+                "workload", "files", "samples", "pages", "zero", "same", "dup", "disk MiB",
+                "pause ms"
+            ]
+        );
+        assert_eq!(cells(lines[2], Style::Text)[7..], ["1.50", "12.50"]);
+        assert_eq!(cells(lines[3], Style::Text)[7..], ["0.00", "0.25"]);
+        assert_eq!(
+            lines[4],
+            "total: 2 workloads, 600 pages (2.3 MiB of pages), 40 zero pages, 10 same-filled pages, 1.5 MiB on disk"
+        );
+    }
 }

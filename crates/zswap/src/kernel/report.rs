@@ -1,10 +1,13 @@
 //! The report of a `zswap-kernel` session: one [`KernelRow`] per compressor
 //! and workload (what the kernel did, and the simulator's prediction with
 //! its relative error), the settings that were changed and restored, and
-//! the text table `cannery zswap-kernel` prints. Pure data and strings.
+//! its tables, the same columns as text (`cannery zswap-kernel`) and as
+//! markdown (`--markdown`): times in µs, pools in KiB. Pure data and strings.
 
 use std::fmt;
 
+use cannery_codec::tabular::{Align, Grid, Style};
+use cannery_codec::units::{kib, micros};
 use serde::Serialize;
 
 use super::measure::{Measurement, Prediction, SameFilledRule};
@@ -104,8 +107,8 @@ impl KernelReport {
 }
 
 impl KernelReport {
-    /// The report as markdown (for BENCHMARKS.md): the settings, one table
-    /// row per compressor and workload, then the simulated canned rows.
+    /// The report as markdown (for BENCHMARKS.md): the settings, the table
+    /// of rows, then the simulated canned rows.
     pub fn render_markdown(&self) -> String {
         let mut s = format!(
             "Linux {}, {} pages per `MADV_PAGEOUT`, `vm.page-cluster` {} (one page per swap-in at 0), \
@@ -115,62 +118,94 @@ impl KernelReport {
              began with other processes' pages in zswap.\n\n",
             self.kernel_release, self.batch, self.page_cluster, self.same_filled_rule.describe()
         );
-        s.push_str("| compressor | workload | pages | stored | stored raw | rejected | pool KiB | ratio | sim pool KiB | sim error | page-out µs p50 | p99 | swap-in µs p50 | p99 | differing pages |\n");
-        s.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        s += &self.rows_table().render(Style::Markdown);
+        if !self.canned.is_empty() {
+            s += "\nIAA canned mode with each workload's own table (cannery's encoder, `fast` parse, IAA format), simulated with the same pool model:\n\n";
+            s += &self.canned_table().render(Style::Markdown);
+        }
+        s
+    }
+
+    /// One row per compressor and workload, the same columns in text and
+    /// markdown: page counts, the pool (KiB) and ratio, the simulator's pool
+    /// and its error (`*`: the row began on a shared pool), per-page times
+    /// (µs) and the pages that came back different.
+    fn rows_table(&self) -> Grid {
+        let mut g = Grid::new(&[
+            ("compressor", Align::Left),
+            ("workload", Align::Left),
+            ("pages", Align::Right),
+            ("stored", Align::Right),
+            ("stored raw", Align::Right),
+            ("rejected", Align::Right),
+            ("pool KiB", Align::Right),
+            ("ratio", Align::Right),
+            ("sim pool KiB", Align::Right),
+            ("sim error %", Align::Right),
+            ("page-out p50 µs", Align::Right),
+            ("page-out p99 µs", Align::Right),
+            ("swap-in p50 µs", Align::Right),
+            ("swap-in p99 µs", Align::Right),
+            ("differing pages", Align::Right),
+        ]);
         for r in &self.rows {
             let m = &r.measured;
-            s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                r.compressor,
-                r.workload,
-                m.pages,
-                m.stored,
-                m.incompressible,
-                m.rejected_poor + m.rejected_alloc + m.rejected_other,
+            g.row(vec![
+                r.compressor.clone(),
+                r.workload.clone(),
+                m.pages.to_string(),
+                m.stored.to_string(),
+                m.incompressible.to_string(),
+                (m.rejected_poor + m.rejected_alloc + m.rejected_other).to_string(),
                 kib(m.pool_bytes),
-                m.ratio.map_or("-".into(), |v| format!("{v:.2}")),
+                ratio(m.ratio),
                 r.predicted
                     .as_ref()
                     .map_or("-".into(), |p| kib(p.pool_bytes as i64)),
                 r.pool_error.map_or("-".into(), |e| {
-                    format!("{:+.2}%{}", e * 100.0, if r.shared_pool { "*" } else { "" })
+                    format!("{:+.2}{}", e * 100.0, if r.shared_pool { "*" } else { "" })
                 }),
-                us(m.pageout_p50_ns),
-                us(m.pageout_p99_ns),
-                us(m.swapin_p50_ns),
-                us(m.swapin_p99_ns),
-                m.mismatches,
-            ));
+                micros(m.pageout_p50_ns),
+                micros(m.pageout_p99_ns),
+                micros(m.swapin_p50_ns),
+                micros(m.swapin_p99_ns),
+                m.mismatches.to_string(),
+            ]);
         }
-        if !self.canned.is_empty() {
-            s.push_str("\nIAA canned mode with each workload's own table (cannery's encoder, `fast` parse, IAA format), simulated with the same pool model:\n\n");
-            s.push_str(
-                "| workload | mode | pool KiB | ratio | stored raw |\n|---|---|---:|---:|---:|\n",
-            );
-            for (w, p) in &self.canned {
-                s.push_str(&format!(
-                    "| {} | {} | {} | {} | {} |\n",
-                    w,
-                    p.model,
-                    kib(p.pool_bytes as i64),
-                    p.ratio.map_or("-".into(), |v| format!("{v:.2}")),
-                    p.incompressible
-                ));
-            }
+        g
+    }
+
+    /// The simulated canned rows: workload, mode, pool (KiB), ratio and
+    /// pages stored raw.
+    fn canned_table(&self) -> Grid {
+        let mut g = Grid::new(&[
+            ("workload", Align::Left),
+            ("mode", Align::Left),
+            ("pool KiB", Align::Right),
+            ("ratio", Align::Right),
+            ("stored raw", Align::Right),
+        ]);
+        for (w, p) in &self.canned {
+            g.row(vec![
+                w.clone(),
+                p.model.clone(),
+                kib(p.pool_bytes as i64),
+                ratio(p.ratio),
+                p.incompressible.to_string(),
+            ]);
         }
-        s
+        g
     }
 }
 
-fn us(ns: u64) -> String {
-    format!("{:.1}", ns as f64 / 1000.0)
-}
-
-fn kib(bytes: i64) -> String {
-    format!("{:.0}", bytes as f64 / 1024.0)
+fn ratio(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2}"))
 }
 
 impl fmt::Display for KernelReport {
+    /// The settings line, the table of rows and the simulated canned rows
+    /// (the markdown's columns), the simulator's worst error and the
+    /// settings restored.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
@@ -181,63 +216,13 @@ impl fmt::Display for KernelReport {
             self.page_cluster,
             self.same_filled_rule.describe()
         )?;
-        writeln!(
-            f,
-            "{:<10} {:<20} {:>7} {:>7} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9} {:>7} {:>5}",
-            "compressor", "workload", "pages", "stored", "raw", "rej.", "pool KiB", "ratio",
-            "out p50", "out p99", "in p50", "in p99", "sim KiB", "sim err", "bad"
-        )?;
-        writeln!(
-            f,
-            "{:<10} {:<20} {:>7} {:>7} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9} {:>7} {:>5}",
-            "", "", "", "", "", "", "", "", "µs/page", "µs/page", "µs/page", "µs/page", "", "", ""
-        )?;
-        for r in &self.rows {
-            let m = &r.measured;
-            let rejected = m.rejected_poor + m.rejected_alloc + m.rejected_other;
-            writeln!(
-                f,
-                "{:<10} {:<20} {:>7} {:>7} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9} {:>7} {:>5}",
-                r.compressor,
-                r.workload,
-                m.pages,
-                m.stored,
-                m.incompressible,
-                rejected,
-                kib(m.pool_bytes),
-                m.ratio.map_or("-".into(), |v| format!("{v:.2}")),
-                us(m.pageout_p50_ns),
-                us(m.pageout_p99_ns),
-                us(m.swapin_p50_ns),
-                us(m.swapin_p99_ns),
-                r.predicted.as_ref().map_or("-".into(), |p| kib(p.pool_bytes as i64)),
-                r.pool_error.map_or("-".into(), |e| {
-                    format!("{:+.2}%{}", e * 100.0, if r.shared_pool { "*" } else { "" })
-                }),
-                m.mismatches,
-            )?;
-        }
+        f.write_str(&self.rows_table().render(Style::Text))?;
         if !self.canned.is_empty() {
             writeln!(
                 f,
                 "simulated canned mode (IAA format, fast parse), same pool model:"
             )?;
-            writeln!(
-                f,
-                "{:<20} {:<32} {:>9} {:>6} {:>6}",
-                "workload", "table", "pool KiB", "ratio", "raw"
-            )?;
-            for (w, p) in &self.canned {
-                writeln!(
-                    f,
-                    "{:<20} {:<32} {:>9} {:>6} {:>6}",
-                    w,
-                    p.model,
-                    kib(p.pool_bytes as i64),
-                    p.ratio.map_or("-".into(), |v| format!("{v:.2}")),
-                    p.incompressible
-                )?;
-            }
+            f.write_str(&self.canned_table().render(Style::Text))?;
         }
         if let Some(e) = self.worst_pool_error() {
             writeln!(
@@ -270,6 +255,7 @@ impl fmt::Display for KernelReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cannery_codec::tabular::cells;
 
     fn m(pool: i64, stored: i64) -> Measurement {
         Measurement {
@@ -333,12 +319,11 @@ mod tests {
         // The shared row's +100 % is not a test of the model.
         assert!((report.worst_pool_error().unwrap() - 0.025).abs() < 1e-12);
         let text = report.to_string();
-        assert!(text.contains("+2.50%"), "{text}");
-        assert!(text.contains("7.1"), "one unit (µs) per column: {text}");
+        assert!(text.contains("+2.50 "), "{text}");
         assert!(text.contains("restored: /x back to N"));
         assert!(text.contains("simulated canned mode"), "{text}");
         assert!(
-            text.contains("+100.00%*") && text.contains("1 rows began"),
+            text.contains("+100.00*") && text.contains("1 rows began"),
             "{text}"
         );
         let md = report.render_markdown();
@@ -347,6 +332,46 @@ mod tests {
             2,
             "{md}"
         );
-        assert!(md.contains("| w | kernel-deflate | 20 |"), "{md}");
+        // Text and markdown: the same columns, in the same order, in both
+        // tables; every markdown row has a cell per column.
+        let text_tables: Vec<Vec<&str>> = text
+            .lines()
+            .filter(|l| l.starts_with("compressor") || l.starts_with("workload"))
+            .map(|l| cells(l, Style::Text))
+            .collect();
+        let md_tables: Vec<(usize, Vec<&str>)> = md
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.starts_with("| compressor") || l.starts_with("| workload"))
+            .map(|(i, l)| (i, cells(l, Style::Markdown)))
+            .collect();
+        assert_eq!(text_tables.len(), 2, "{text}");
+        assert_eq!(md_tables.len(), 2, "{md}");
+        let lines: Vec<&str> = md.lines().collect();
+        for (t, (at, m)) in text_tables.iter().zip(&md_tables) {
+            assert_eq!(t, m, "{text}\n{md}");
+            assert!(lines[at + 1].starts_with("|---"), "{md}");
+            for row in lines[at + 1..].iter().take_while(|l| l.starts_with('|')) {
+                assert_eq!(cells(row, Style::Markdown).len(), m.len(), "{row}");
+            }
+        }
+        // Times in µs (the header says so, the cells are bare numbers in
+        // it: 7090 ns is 7.09, 20000 ns 20.00); pools in KiB.
+        let header = &text_tables[0];
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("deflate   "))
+            .map(|l| cells(l, Style::Text))
+            .unwrap();
+        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        assert_eq!(row[col("page-out p99 µs")], "20.00", "{text}");
+        assert_eq!(row[col("swap-in p99 µs")], "7.09", "{text}");
+        assert_eq!(row[col("swap-in p50 µs")], "0.90", "{text}");
+        assert_eq!(row[col("pool KiB")], "40", "{text}");
+        assert!(
+            md.lines()
+                .any(|l| cells(l, Style::Markdown) == ["w", "kernel-deflate", "20", "-", "0"]),
+            "{md}"
+        );
     }
 }

@@ -14,6 +14,7 @@ use super::render::render_matrix;
 use crate::backend::Backend;
 use crate::mode::Mode;
 use crate::table::Table;
+use crate::tabular::{Align, Grid, Style};
 
 /// A rule check of the table for one backend and direction.
 #[derive(Clone, Debug, Serialize)]
@@ -114,8 +115,8 @@ impl ValidationReport {
         self.counts.verdict(self.allow_skips)
     }
 
-    /// The report as text: table, backends, rule results, the matrix and the
-    /// counts line.
+    /// The report as text: table, backends (a table of their paths), rule
+    /// results (a table), the matrix and the counts line.
     pub fn render_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -126,32 +127,38 @@ impl ValidationReport {
             self.corpus,
             self.pages
         );
+        let mut backends = Grid::new(&[
+            ("backend", Align::Left),
+            ("path", Align::Left),
+            ("why that path", Align::Left),
+        ]);
         for b in &self.backends {
-            let _ = writeln!(
-                out,
-                "backend {:<12} path {}{}",
-                b.name,
-                b.path,
-                b.path_note
-                    .as_ref()
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default()
-            );
+            backends.row(vec![
+                b.name.to_string(),
+                b.path.to_string(),
+                b.path_note.clone().unwrap_or_else(|| "-".into()),
+            ]);
         }
-        let _ = writeln!(out, "canned-mode table rules:");
+        out += &backends.render(Style::Text);
+        let _ = writeln!(out, "\ncanned-mode table rules:");
+        let mut rules = Grid::new(&[
+            ("backend", Align::Left),
+            ("direction", Align::Left),
+            ("rule", Align::Left),
+            ("result", Align::Left),
+        ]);
         for r in &self.rules {
-            let _ = writeln!(
-                out,
-                "  {:<12} {:<10} {:<13} {}",
-                r.backend,
-                r.direction,
-                r.rule,
+            rules.row(vec![
+                r.backend.clone(),
+                r.direction.to_string(),
+                r.rule.to_string(),
                 match &r.detail {
                     None => "ok".to_string(),
                     Some(d) => format!("BROKEN: {d}"),
-                }
-            );
+                },
+            ]);
         }
+        out += &rules.render(Style::Text);
         out += &render_matrix(&self.matrix);
         let _ = writeln!(out, "\nvalidate: {}", self.counts.line());
         out
@@ -212,6 +219,7 @@ pub fn validate<E>(
 mod tests {
     use super::*;
     use crate::backend::software::Software;
+    use crate::tabular::cells;
 
     #[test]
     fn the_software_backend_validates_the_kernel_table() {
@@ -240,6 +248,21 @@ mod tests {
         assert!(r.rules.iter().all(|x| x.ok));
         let text = r.render_text();
         assert!(text.starts_with("table "), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            cells(lines[1], Style::Text),
+            ["backend", "path", "why that path"]
+        );
+        assert_eq!(cells(lines[2], Style::Text)[..2], ["software", "software"]);
+        let rules = lines
+            .iter()
+            .position(|l| l.starts_with("canned-mode"))
+            .unwrap();
+        assert_eq!(
+            cells(lines[rules + 1], Style::Text),
+            ["backend", "direction", "rule", "result"]
+        );
+        assert_eq!(cells(lines[rules + 2], Style::Text).last(), Some(&"ok"));
         assert!(text.contains("\nvalidate: "), "{text}");
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["ok"], true);
