@@ -131,6 +131,9 @@ fn corpus_train_options(
     }
     if !opts.peers {
         topts.dictionary_samples = 0;
+    } else {
+        let share = crate::report::FLEET_DICTIONARY_SAMPLES / workloads.max(1);
+        topts.dictionary_samples = topts.dictionary_samples.min(share.max(128));
     }
     // A table for another library must load into it unchanged.
     if topts.parse.feature().is_some() {
@@ -300,7 +303,10 @@ fn evaluate_held_out(
         progress(Progress::Evaluating(&w.name));
         let main = own.tables[i].as_ref().unwrap_or(fleet);
         let split = match opts.eval_pages {
-            Some(n) => opts.train.split.test_sample(s.test.pages, n),
+            Some(n) => opts.train.split.test_sample(
+                s.test.pages,
+                crate::report::eval_pages_per_workload(n, workloads.len()),
+            ),
             None => opts.train.split,
         };
         out.splits.push(split);

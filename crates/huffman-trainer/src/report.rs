@@ -79,7 +79,8 @@ pub struct CorpusOptions {
     /// Also run the peer compressors.
     pub peers: bool,
     /// Held-out pages evaluated per workload at most: a larger test part
-    /// is sampled by page hash ([`crate::Split::test_sample`]). `None`: all.
+    /// is sampled by page hash ([`crate::Split::test_sample`]), and with
+    /// many workloads fewer ([`eval_pages_per_workload`]). `None`: all.
     pub eval_pages: Option<u64>,
     /// Also train a fleet table for every target this build can run and
     /// measure each under every target's compressor
@@ -96,6 +97,28 @@ pub struct CorpusOptions {
 /// held-out pages per workload) a 1000-page sample moved each workload's
 /// canned-vs-fixed gain by at most 0.52 percentage points.
 pub const DEFAULT_EVAL_PAGES: u64 = 1000;
+
+/// Held-out pages the whole fleet evaluates at most when sampling: with
+/// many workloads each evaluates this shared out (but at least
+/// [`MIN_EVAL_PAGES`]), so evaluation stops growing with the number of
+/// workloads. Up to 5 workloads keep [`DEFAULT_EVAL_PAGES`] each.
+pub const FLEET_EVAL_PAGES: u64 = 5000;
+
+/// The fewest held-out pages a sampled workload evaluates (fewer only if
+/// it has fewer or `eval_pages` asks for fewer).
+pub const MIN_EVAL_PAGES: u64 = 100;
+
+/// Pages sampled for the zstd dictionaries of all workloads together
+/// (shared out, between 128 and 1024 per workload): zstd's dictionary
+/// trainer costs as much as the rest of a 50-workload training otherwise.
+pub const FLEET_DICTIONARY_SAMPLES: usize = 5120;
+
+/// Held-out pages each of `workloads` workloads evaluates when sampling at
+/// most `eval_pages` per workload: see [`FLEET_EVAL_PAGES`].
+pub fn eval_pages_per_workload(eval_pages: u64, workloads: usize) -> u64 {
+    let share = (FLEET_EVAL_PAGES / workloads.max(1) as u64).max(MIN_EVAL_PAGES);
+    eval_pages.min(share)
+}
 
 /// Progress events for callers that show progress.
 #[derive(Debug)]
@@ -449,6 +472,19 @@ mod tests {
             assert_eq!(heard.len() as u64, Progress::steps(3, tables), "{heard:?}");
             assert!(heard.contains(&"no table of its own for tiny (too few pages)".to_string()));
         }
+    }
+
+    #[test]
+    fn the_evaluation_sample_is_shared_out_over_many_workloads() {
+        assert_eq!(eval_pages_per_workload(DEFAULT_EVAL_PAGES, 1), 1000);
+        assert_eq!(eval_pages_per_workload(DEFAULT_EVAL_PAGES, 5), 1000);
+        assert_eq!(eval_pages_per_workload(DEFAULT_EVAL_PAGES, 10), 500);
+        assert_eq!(eval_pages_per_workload(DEFAULT_EVAL_PAGES, 50), 100);
+        assert_eq!(
+            eval_pages_per_workload(DEFAULT_EVAL_PAGES, 5000),
+            MIN_EVAL_PAGES
+        );
+        assert_eq!(eval_pages_per_workload(40, 50), 40);
     }
 
     #[test]

@@ -100,7 +100,8 @@ pub struct TrainArgs {
     #[arg(long)]
     no_peers: bool,
     /// Held-out pages evaluated per workload at most; a larger test part
-    /// is sampled by page hash (deterministic). 0 evaluates them all.
+    /// is sampled by page hash (deterministic). Over 5 workloads, 5000
+    /// pages are shared out (at least 100 each). 0 evaluates them all.
     #[arg(long, default_value_t = cannery_trainer::report::DEFAULT_EVAL_PAGES)]
     eval_pages: u64,
     /// Write the kernel-2024 table for workloads with too few pages (with a warning).
