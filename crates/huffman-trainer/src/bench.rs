@@ -22,7 +22,7 @@ use cannery_codec::units::micros;
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 
 use crate::histogram::ParseModel;
-use crate::mode_key::ModeKey;
+use crate::mode_key::{ModeKey, QplMode};
 use crate::pages::{same_filled, Part, Split};
 use crate::report::DICTIONARY_SIZE;
 use crate::scan::histogram_of;
@@ -48,6 +48,8 @@ pub enum BenchCodec {
     },
     /// A peer compressor, with its dictionary when it needs one.
     Peer(PeerKind, Option<Vec<u8>>),
+    /// QPL's software path (feature `qpl`), with the table for canned modes.
+    Qpl(QplMode, Option<Box<Table>>),
 }
 
 impl BenchCodec {
@@ -56,6 +58,7 @@ impl BenchCodec {
         match self {
             BenchCodec::Cannery { key, .. } => key.clone(),
             BenchCodec::Peer(k, _) => ModeKey::Peer(k.clone()),
+            BenchCodec::Qpl(m, _) => ModeKey::Qpl(*m),
         }
     }
 }
@@ -119,6 +122,74 @@ pub enum BenchError {
 enum Engine {
     Cannery(Box<Encoder>, Decoder),
     Peer(Box<Peer>),
+    #[cfg(feature = "qpl")]
+    Qpl(Box<QplEngine>),
+}
+
+/// QPL's software path in one mode: its job, and for canned modes the
+/// table inside QPL, the level, and the table itself (for decompression,
+/// which QPL programs from the table's header).
+#[cfg(feature = "qpl")]
+struct QplEngine {
+    qpl: cannery_codec::backend::qpl::Qpl,
+    mode: Mode,
+    canned: Option<(
+        cannery_codec::backend::qpl::QplTable,
+        cannery_codec::backend::qpl::QplLevel,
+        Table,
+    )>,
+}
+
+#[cfg(feature = "qpl")]
+impl QplEngine {
+    fn new(m: QplMode, table: Option<&Table>) -> Result<QplEngine, String> {
+        use cannery_codec::backend::qpl::{Qpl, QplLevel};
+        let mut qpl = Qpl::open_software().map_err(|e| e.to_string())?;
+        let (mode, level) = match m {
+            QplMode::Fixed => (Mode::Fixed, None),
+            QplMode::Dynamic => (Mode::Dynamic, None),
+            QplMode::CannedDefault => (Mode::Canned, Some(QplLevel::Default)),
+            QplMode::CannedHigh => (Mode::Canned, Some(QplLevel::High)),
+        };
+        let canned = match (level, table) {
+            (Some(level), Some(t)) => Some((
+                qpl.loaded_table(t).map_err(|e| e.to_string())?,
+                level,
+                t.clone(),
+            )),
+            (Some(_), None) => return Err("canned mode needs a table".into()),
+            (None, _) => None,
+        };
+        Ok(QplEngine { qpl, mode, canned })
+    }
+
+    fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Option<usize>, String> {
+        use cannery_codec::backend::Backend;
+        let r = match &self.canned {
+            Some((t, level, _)) => self.qpl.canned_stream(t, *level, page).map(|s| {
+                s.map(|s| {
+                    *out = s;
+                    out.len()
+                })
+            }),
+            None => self
+                .qpl
+                .compress(self.mode, None, page, out)
+                .map(|o| match o {
+                    Outcome::Compressed(n) => Some(n),
+                    Outcome::Incompressible => None,
+                }),
+        };
+        r.map_err(|e| e.to_string())
+    }
+
+    fn decompress(&mut self, stream: &[u8], out: &mut [u8]) -> Result<usize, String> {
+        use cannery_codec::backend::Backend;
+        let table = self.canned.as_ref().map(|(_, _, t)| t);
+        self.qpl
+            .decompress(self.mode, table, stream, out)
+            .map_err(|e| e.to_string())
+    }
 }
 
 fn engine(codec: &BenchCodec) -> Result<Engine, BenchError> {
@@ -143,6 +214,14 @@ fn engine(codec: &BenchCodec) -> Result<Engine, BenchError> {
         BenchCodec::Peer(kind, dict) => Engine::Peer(Box::new(
             Peer::new(kind.clone(), dict.as_deref()).map_err(|e| setup(e.to_string()))?,
         )),
+        #[cfg(feature = "qpl")]
+        BenchCodec::Qpl(m, table) => Engine::Qpl(Box::new(
+            QplEngine::new(*m, table.as_deref()).map_err(setup)?,
+        )),
+        #[cfg(not(feature = "qpl"))]
+        BenchCodec::Qpl(..) => {
+            return Err(setup("cannery was built without the `qpl` feature".into()))
+        }
     })
 }
 
@@ -185,6 +264,8 @@ pub fn bench_codec(
                 Engine::Peer(p) => p
                     .compress(page, &mut out)
                     .map_err(|e| round_trip(i, e.to_string()))?,
+                #[cfg(feature = "qpl")]
+                Engine::Qpl(q) => q.compress(page, &mut out).map_err(|e| round_trip(i, e))?,
             };
             best = best.min(t.elapsed().as_nanos() as u64);
         }
@@ -205,6 +286,8 @@ pub fn bench_codec(
                 Engine::Peer(p) => p
                     .decompress(&out[..n], &mut back)
                     .map_err(|e| e.to_string()),
+                #[cfg(feature = "qpl")]
+                Engine::Qpl(q) => q.decompress(&out[..n], &mut back),
             };
             best = best.min(t.elapsed().as_nanos() as u64);
             match got {
@@ -320,6 +403,32 @@ pub fn standard_codecs(table: &Table, zstd_dict: Option<Vec<u8>>) -> Vec<BenchCo
     v
 }
 
+/// QPL's software path (with the `qpl` feature): fixed, dynamic, and canned
+/// at QPL's default and high levels, each canned level with the workload's
+/// table trained for it on its training pages (`--target qpl-default`,
+/// `qpl-high`: QPL-compatible, so QPL loads it unchanged).
+pub fn qpl_codecs(w: &BenchWorkload) -> Result<Vec<BenchCodec>, BenchError> {
+    let mut v = Vec::new();
+    for m in QplMode::ALL {
+        let parse = match m {
+            QplMode::CannedDefault => ParseModel::QplDefault,
+            QplMode::CannedHigh => ParseModel::QplHigh,
+            QplMode::Fixed | QplMode::Dynamic => {
+                v.push(BenchCodec::Qpl(m, None));
+                continue;
+            }
+        };
+        let table = histogram_of(&w.train, parse)
+            .and_then(|h| table_from_histogram(&h, &TableOptions::default(), &w.name))
+            .map_err(|e| BenchError::Setup {
+                codec: ModeKey::Qpl(m).to_string(),
+                message: e.to_string(),
+            })?;
+        v.push(BenchCodec::Qpl(m, Some(Box::new(table))));
+    }
+    Ok(v)
+}
+
 /// One workload as `cannery bench` measures it.
 #[derive(Clone, Debug)]
 pub struct BenchWorkload {
@@ -393,7 +502,11 @@ pub fn bench_workload(
     };
     let refs: Vec<&[u8]> = w.train.iter().map(|p| &p[..]).collect();
     let dict = train_zstd_dictionary(&refs, DICTIONARY_SIZE);
-    standard_codecs(&table, dict)
+    let mut codecs = standard_codecs(&table, dict);
+    if cfg!(feature = "qpl") {
+        codecs.extend(qpl_codecs(w)?);
+    }
+    codecs
         .iter()
         .map(|codec| {
             progress(&codec.key());
@@ -537,6 +650,40 @@ mod tests {
             assert!(r.ratio > 1.0, "{}: {}", r.codec, r.ratio);
             assert!((r.effective_ratio / r.ratio - 10.0 / 8.0).abs() < 1e-9);
             assert!(r.compress_ns_p50 <= r.compress_ns_p99);
+        }
+    }
+
+    #[test]
+    fn qpl_rows_are_there_exactly_when_built_with_qpl() {
+        let w = BenchWorkload {
+            name: "w".into(),
+            train: crate::testutil::workload_pages(120, 0, 5),
+            test: crate::testutil::workload_pages(12, 0, 6),
+            same_filled: SameFilledShare::new(0.0, 12),
+        };
+        let rs = bench_workload(&w, None, 1, &mut |_| {}).unwrap();
+        let qpl: Vec<&BenchResult> = rs
+            .iter()
+            .filter(|r| matches!(r.codec, ModeKey::Qpl(_)))
+            .collect();
+        if !cfg!(feature = "qpl") {
+            assert!(qpl.is_empty());
+            let e = bench_codec(
+                "w",
+                &BenchCodec::Qpl(QplMode::Fixed, None),
+                &w.test,
+                w.same_filled,
+                1,
+            )
+            .unwrap_err();
+            assert!(e.to_string().contains("`qpl` feature"), "{e}");
+            return;
+        }
+        assert_eq!(qpl.len(), QplMode::ALL.len());
+        for r in qpl {
+            // Every page round-tripped through QPL (bench_codec checks it).
+            assert_eq!(r.pages, 12);
+            assert!(r.ratio > 1.5, "{}: {}", r.codec, r.ratio);
         }
     }
 

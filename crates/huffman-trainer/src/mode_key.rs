@@ -37,6 +37,43 @@ pub enum ModeKey {
     Dynamic(Level),
     /// An outside compressor.
     Peer(PeerKind),
+    /// Intel QPL's software path (`cannery bench` built with `qpl`).
+    Qpl(QplMode),
+}
+
+/// A mode of QPL: `qpl:fixed`, `qpl:dynamic`, `qpl:canned@default`,
+/// `qpl:canned@high` (canned with the workload's table trained for that
+/// QPL level, `--target qpl-default|qpl-high`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QplMode {
+    /// Fixed codes (BTYPE=01).
+    Fixed,
+    /// Per-page dynamic codes.
+    Dynamic,
+    /// Canned at QPL's default level.
+    CannedDefault,
+    /// Canned at QPL's high level.
+    CannedHigh,
+}
+
+impl QplMode {
+    /// Every QPL mode, in report order.
+    pub const ALL: [QplMode; 4] = [
+        QplMode::CannedDefault,
+        QplMode::CannedHigh,
+        QplMode::Fixed,
+        QplMode::Dynamic,
+    ];
+
+    /// Its name after `qpl:`.
+    pub fn name(self) -> &'static str {
+        match self {
+            QplMode::Fixed => "fixed",
+            QplMode::Dynamic => "dynamic",
+            QplMode::CannedDefault => "canned@default",
+            QplMode::CannedHigh => "canned@high",
+        }
+    }
 }
 
 impl ModeKey {
@@ -52,7 +89,7 @@ impl ModeKey {
 
     /// Whether this is one of cannery's own deflate modes (not a peer).
     pub fn is_cannery(&self) -> bool {
-        !matches!(self, ModeKey::Peer(_))
+        !matches!(self, ModeKey::Peer(_) | ModeKey::Qpl(_))
     }
 }
 
@@ -66,6 +103,7 @@ impl fmt::Display for ModeKey {
             ModeKey::Fixed => f.write_str("fixed"),
             ModeKey::Dynamic(l) => write!(f, "dynamic-{l}"),
             ModeKey::Peer(p) => write!(f, "{p}"),
+            ModeKey::Qpl(q) => write!(f, "qpl:{}", q.name()),
         }
     }
 }
@@ -98,6 +136,15 @@ impl FromStr for ModeKey {
         }
         if s == "fixed" {
             return Ok(ModeKey::Fixed);
+        }
+        if let Some(q) = s.strip_prefix("qpl:") {
+            return QplMode::ALL
+                .into_iter()
+                .find(|m| m.name() == q)
+                .map(ModeKey::Qpl)
+                .ok_or_else(|| {
+                    format!("unknown QPL mode {s:?} (qpl:fixed, qpl:dynamic, qpl:canned@default or qpl:canned@high)")
+                });
         }
         s.parse::<PeerKind>()
             .map(ModeKey::Peer)
@@ -155,6 +202,10 @@ mod tests {
             ModeKey::Peer(PeerKind::Libdeflate(6)),
             ModeKey::Peer(PeerKind::Zlib(6)),
             ModeKey::Peer(PeerKind::Miniz(1)),
+            ModeKey::Qpl(QplMode::Fixed),
+            ModeKey::Qpl(QplMode::Dynamic),
+            ModeKey::Qpl(QplMode::CannedDefault),
+            ModeKey::Qpl(QplMode::CannedHigh),
         ];
         for k in keys {
             let s = k.to_string();
