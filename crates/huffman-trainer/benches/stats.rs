@@ -2,11 +2,14 @@
 //! core (a one-thread rayon pool) and on all cores, over synthetic
 //! memory-like pages (`cannery_trainer::testutil`), and over real pages
 //! when `CANNERY_BENCH_PAGES` names a raw `.pages` file (its first 16 MiB).
-//! Reported as bytes of pages per second. Run briefly with
+//! Reported as bytes of pages per second, beside the peer the statistics
+//! are held to: zstd -1 compressing the same pages one by one on one core
+//! (`zstd-1/1-core`). Run briefly with
 //! `cargo bench -p cannery-trainer --bench stats -- --warm-up-time 1 --measurement-time 3`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
+use cannery_codec::peer::{Peer, PeerKind};
 use cannery_trainer::gather::gather_pages;
 use cannery_trainer::testutil::synthetic_pages;
 use cannery_trainer::ParseModel;
@@ -43,6 +46,16 @@ fn bench_set(c: &mut Criterion, name: &str, pages: &[Vec<u8>]) {
     }
     g.bench_function("fast/all-cores", |b| {
         b.iter(|| gather_pages(pages, ParseModel::Fast, None, &|_| true).unwrap())
+    });
+    let mut zstd = Peer::new(PeerKind::Zstd(1), None).expect("zstd");
+    let mut out = Vec::with_capacity(8192);
+    g.bench_function("zstd-1/1-core", |b| {
+        b.iter(|| {
+            pages
+                .iter()
+                .map(|p| zstd.compress(p, &mut out).expect("zstd").unwrap_or(4096))
+                .sum::<usize>()
+        })
     });
     g.finish();
 }
