@@ -272,10 +272,15 @@ fn under_target(out: &mut String, r: &TrainReport) {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "under the target's compressor ({}): cannery's table vs the table {} builds from the \
-         same training counts, held-out pages",
+        "under the target's compressor ({}): cannery's table vs the table {}'s own workflow \
+         (its statistics function and table builder) makes from the same training pages, \
+         held-out pages",
         fleet.compressor,
-        fleet.target.split('-').next().unwrap_or(fleet.target)
+        if fleet.target.starts_with("qpl") {
+            "QPL"
+        } else {
+            "ISA-L"
+        }
     );
     let mut g = Grid::new(&[
         ("workload", Align::Left),
