@@ -294,21 +294,20 @@ impl Qpl {
     /// static mode (table given, no canned flag).
     fn read_back(&mut self, table: ffi::qpl_huffman_table_t) -> Result<CodeLengths, BackendError> {
         // Highly compressible, so QPL writes a coded block, not a stored one.
-        let mut input = vec![b'a'; PAGE_SIZE];
-        let mut out = vec![0u8; PAGE_SIZE];
-        let job = self.job.reset()?;
-        job.op = ffi::qpl_op_compress;
-        job.level = ffi::qpl_default_level;
-        job.flags = ffi::QPL_FLAG_FIRST | ffi::QPL_FLAG_LAST | ffi::QPL_FLAG_OMIT_VERIFY;
-        job.huffman_table = table;
-        job.next_in_ptr = input.as_mut_ptr();
-        job.available_in = input.len() as u32;
-        job.next_out_ptr = out.as_mut_ptr();
-        job.available_out = out.len() as u32;
-        self.job.execute()?;
-        // SAFETY: the job is initialised and no longer borrowed mutably.
-        let n = unsafe { (*self.job.ptr()).total_out } as usize;
-        let h = read_block_header(&out[..n.min(out.len())])?;
+        let input = vec![b'a'; PAGE_SIZE];
+        let mut out = Vec::new();
+        let flags = ffi::QPL_FLAG_OMIT_VERIFY;
+        let n = self
+            .compress_job(
+                flags,
+                ffi::qpl_default_level,
+                table,
+                &input,
+                &mut out,
+                PAGE_SIZE,
+            )?
+            .unwrap_or(0);
+        let h = read_block_header(&out[..n])?;
         let mut l = CodeLengths {
             litlen: [0; NUM_LITLEN],
             dist: [0; NUM_DIST],
@@ -316,6 +315,48 @@ impl Qpl {
         l.litlen.copy_from_slice(&h.litlen[..NUM_LITLEN]);
         l.dist.copy_from_slice(&h.dist[..NUM_DIST]);
         Ok(l)
+    }
+
+    /// One page compressed by a fresh job with `flags` (besides FIRST and
+    /// LAST), `level` and `table` (null: none) into `out`, with room for
+    /// `limit` bytes: the stream's length, or `None` when it does not fit
+    /// (QPL writes no stored block in canned mode).
+    fn compress_job(
+        &mut self,
+        flags: u32,
+        level: ffi::qpl_compression_levels,
+        table: ffi::qpl_huffman_table_t,
+        page: &[u8],
+        out: &mut Vec<u8>,
+        limit: usize,
+    ) -> Result<Option<usize>, BackendError> {
+        // QPL's job takes a mutable input pointer but does not write through it.
+        let mut input = page.to_vec();
+        out.clear();
+        out.resize(limit, 0);
+        let job = self.job.reset()?;
+        job.op = ffi::qpl_op_compress;
+        job.level = level;
+        job.flags = ffi::QPL_FLAG_FIRST | ffi::QPL_FLAG_LAST | flags;
+        job.huffman_table = table;
+        job.next_in_ptr = input.as_mut_ptr();
+        job.available_in = input.len() as u32;
+        job.next_out_ptr = out.as_mut_ptr();
+        job.available_out = out.len() as u32;
+        match self.job.execute() {
+            Ok(()) => {}
+            Err(BackendError::Qpl { code, .. })
+                if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED
+                    || code == ffi::QPL_STS_DST_IS_SHORT_ERR =>
+            {
+                return Ok(None)
+            }
+            Err(e) => return Err(e),
+        }
+        // SAFETY: the job is initialised and no longer borrowed mutably.
+        let n = unsafe { (*self.job.ptr()).total_out } as usize;
+        out.truncate(n);
+        Ok(Some(n))
     }
 }
 
@@ -582,40 +623,15 @@ impl Backend for Qpl {
             Mode::Canned => self.table(table)?,
             _ => std::ptr::null_mut(),
         };
-        // QPL's job takes a mutable input pointer but does not write through it.
-        let mut input = page.to_vec();
-        out.clear();
-        out.resize(PAGE_SIZE, 0);
-        let job = self.job.reset()?;
-        job.op = ffi::qpl_op_compress;
-        job.level = ffi::qpl_default_level;
-        job.flags = ffi::QPL_FLAG_FIRST | ffi::QPL_FLAG_LAST;
-        match mode {
-            Mode::Fixed => {}
-            Mode::Dynamic => job.flags |= ffi::QPL_FLAG_DYNAMIC_HUFFMAN,
-            Mode::Canned => {
-                job.flags |= ffi::QPL_FLAG_CANNED_MODE;
-                job.huffman_table = huff;
-            }
+        let flags = match mode {
+            Mode::Fixed => 0,
+            Mode::Dynamic => ffi::QPL_FLAG_DYNAMIC_HUFFMAN,
+            Mode::Canned => ffi::QPL_FLAG_CANNED_MODE,
+        };
+        match self.compress_job(flags, ffi::qpl_default_level, huff, page, out, PAGE_SIZE)? {
+            Some(_) => Ok(super::outcome_of(out)),
+            None => Ok(Outcome::Incompressible),
         }
-        job.next_in_ptr = input.as_mut_ptr();
-        job.available_in = input.len() as u32;
-        job.next_out_ptr = out.as_mut_ptr();
-        job.available_out = out.len() as u32;
-        match self.job.execute() {
-            Ok(()) => {}
-            Err(BackendError::Qpl { code, .. })
-                if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED
-                    || code == ffi::QPL_STS_DST_IS_SHORT_ERR =>
-            {
-                return Ok(Outcome::Incompressible)
-            }
-            Err(e) => return Err(e),
-        }
-        // SAFETY: the job is initialised and no longer borrowed mutably.
-        let n = unsafe { (*self.job.ptr()).total_out } as usize;
-        out.truncate(n);
-        Ok(super::outcome_of(out))
     }
 
     fn decompress(

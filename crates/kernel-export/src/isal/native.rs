@@ -200,9 +200,8 @@ mod tests {
     use cannery_codec::decode::inflate;
 
     fn page() -> Vec<u8> {
-        (0..PAGE_SIZE)
-            .map(|i| ((i as u32).wrapping_mul(2654435761) >> 27) as u8 % 7 + b'a')
-            .collect()
+        use cannery_codec::backend::stress::{page, Kind, Rng};
+        page(Kind::Words, &mut Rng::new(7), None)
     }
 
     #[test]

@@ -158,31 +158,16 @@ impl Qpl {
         limit: usize,
     ) -> Result<Option<Vec<u8>>, BackendError> {
         crate::backend::check_page(page)?;
-        let mut input = page.to_vec();
-        let mut out = vec![0u8; limit];
-        let job = self.job.reset()?;
-        job.op = ffi::qpl_op_compress;
-        job.level = level.raw();
-        job.flags = ffi::QPL_FLAG_FIRST | ffi::QPL_FLAG_LAST | ffi::QPL_FLAG_CANNED_MODE;
-        job.huffman_table = table.0 .0;
-        job.next_in_ptr = input.as_mut_ptr();
-        job.available_in = input.len() as u32;
-        job.next_out_ptr = out.as_mut_ptr();
-        job.available_out = out.len() as u32;
-        match self.job.execute() {
-            Ok(()) => {}
-            Err(BackendError::Qpl { code, .. })
-                if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED
-                    || code == ffi::QPL_STS_DST_IS_SHORT_ERR =>
-            {
-                return Ok(None)
-            }
-            Err(e) => return Err(e),
-        }
-        // SAFETY: the job is initialised and no longer borrowed mutably.
-        let n = unsafe { (*self.job.ptr()).total_out } as usize;
-        out.truncate(n);
-        Ok(Some(out))
+        let mut out = Vec::new();
+        let n = self.compress_job(
+            ffi::QPL_FLAG_CANNED_MODE,
+            level.raw(),
+            table.0 .0,
+            page,
+            &mut out,
+            limit,
+        )?;
+        Ok(n.map(|_| out))
     }
 }
 
@@ -234,9 +219,8 @@ mod tests {
     use super::*;
 
     fn page() -> Vec<u8> {
-        (0..PAGE_SIZE)
-            .map(|i| ((i as u32).wrapping_mul(2654435761) >> 27) as u8 % 7 + b'a')
-            .collect()
+        use crate::backend::stress::{page, Kind, Rng};
+        page(Kind::Words, &mut Rng::new(7), None)
     }
 
     #[test]
