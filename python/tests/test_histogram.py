@@ -98,6 +98,9 @@ def test_mismatched_settings_are_refused():
         cannery.Histogram.from_pages(PAGES[:4], pricing=cannery.Table.fixed())
     with pytest.raises(cannery.InvalidInputError, match="parse model"):
         cannery.Histogram(parse="greedy")
+    # A library's parse needs the package built with that library.
+    with pytest.raises(cannery.TrainError, match="`isal` feature"):
+        cannery.Histogram.from_pages(PAGES[:4], parse="isal")
     with pytest.raises(TypeError):
         fast + 1  # type: ignore[operator]
 

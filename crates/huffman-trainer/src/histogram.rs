@@ -137,7 +137,7 @@ impl std::str::FromStr for ParseModel {
             .find(|m| m.name() == s)
             .ok_or_else(|| {
                 format!(
-                    "unknown parse {s:?}; expected iaa (= fast), default, best, qpl-default, \
+                    "unknown parse model {s:?}; expected iaa (= fast), default, best, qpl-default, \
                      qpl-high or isal"
                 )
             })
