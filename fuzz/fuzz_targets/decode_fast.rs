@@ -24,7 +24,7 @@ fn agree(d: &CannedDecoder, stream: &[u8], limit: usize) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some(table) = common::table_from(data, data[0] & 1 == 1) else {
+    let Some(table) = common::table_from(data, data.first().is_some_and(|b| b & 1 == 1)) else {
         return;
     };
     let Some((&ctl, rest)) = data[common::TABLE_BYTES..].split_first() else {
