@@ -163,6 +163,28 @@ impl<'a> BitReader<'a> {
         v
     }
 
+    /// The whole input.
+    pub(crate) fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// The reader's state, for a decoding loop that keeps it in registers:
+    /// the next byte to load, the bit buffer and its count of valid bits.
+    /// Bits of the buffer above the valid ones are zero or the input bits
+    /// that belong there; [`BitReader::resume`] takes a state that keeps it so.
+    pub(crate) fn state(&self) -> (usize, u64, u32) {
+        (self.pos, self.acc, self.nbits)
+    }
+
+    /// Continues from a state made from [`BitReader::state`] by the same
+    /// loads, shifts and refills as this reader's own, within the data.
+    pub(crate) fn resume(&mut self, pos: usize, acc: u64, nbits: u32) {
+        debug_assert!(pos <= self.data.len() && nbits <= 63 && self.phantom == 0);
+        self.pos = pos;
+        self.acc = acc;
+        self.nbits = nbits;
+    }
+
     /// Bits consumed from the start of the data.
     pub fn bit_pos(&self) -> usize {
         self.pos * 8 - self.nbits as usize

@@ -8,7 +8,9 @@
 //! block is ever written. Decoding is in [`crate::decode`].
 
 use crate::bitio::BitWriter;
-use crate::constants::{END_OF_BLOCK, MAX_CODE_LEN, NUM_DIST, NUM_LITLEN, PAGE_SIZE};
+use crate::constants::{
+    END_OF_BLOCK, MAX_CODE_LEN, MAX_MATCH, MIN_MATCH, NUM_DIST, NUM_LITLEN, PAGE_SIZE, WINDOW_SIZE,
+};
 use crate::huffman::limited_code_lengths;
 use crate::lz77::{Costs, Level, MatchFinder};
 pub use crate::mode::{Format, Mode};
@@ -89,6 +91,72 @@ pub fn write_tokens(w: &mut BitWriter<'_>, tokens: &[Token], table: &Table, limi
     w.byte_len() < limit
 }
 
+/// A table's codes as [`Encoder`] writes them: every literal, match length
+/// and distance as one word (its code, then its extra bits) and that word's
+/// bit count, so writing a token looks up no symbol. Built once per encoder;
+/// [`write_tokens`] writes the same bits from the table itself.
+#[derive(Clone, Debug)]
+struct CodeWords {
+    /// Literals and end-of-block (0..=256): code << 5 | bits.
+    lit: [u32; END_OF_BLOCK as usize + 1],
+    /// Match lengths (3..=258): (code | extra << code length) << 5 | bits.
+    len: [u32; MAX_MATCH + 1],
+    /// Distances (1..=4096): (code | extra << code length) << 8 | bits.
+    dist: Box<[u64; WINDOW_SIZE + 1]>,
+}
+
+impl CodeWords {
+    fn new(table: &Table) -> CodeWords {
+        let l = table.lengths();
+        let ll_code = table.litlen_codes_reversed();
+        let d_code = table.dist_codes_reversed();
+        let mut lit = [0u32; END_OF_BLOCK as usize + 1];
+        for (s, w) in lit.iter_mut().enumerate() {
+            *w = (ll_code[s] as u32) << 5 | l.litlen[s] as u32;
+        }
+        let mut len = [0u32; MAX_MATCH + 1];
+        for (length, w) in len.iter_mut().enumerate().skip(MIN_MATCH) {
+            let s = length_symbol(length as u16) as usize;
+            let (ebits, eval) = length_extra(length as u16);
+            let n = l.litlen[s] as u32;
+            *w = (ll_code[s] as u32 | (eval as u32) << n) << 5 | (n + ebits as u32);
+        }
+        let mut dist = Box::new([0u64; WINDOW_SIZE + 1]);
+        for (distance, w) in dist.iter_mut().enumerate().skip(1) {
+            let s = dist_symbol(distance as u16) as usize;
+            let (ebits, eval) = dist_extra(distance as u16);
+            let n = l.dist[s] as u32;
+            *w =
+                u64::from(d_code[s] as u32 | (eval as u32) << n) << 8 | u64::from(n + ebits as u32);
+        }
+        CodeWords { lit, len, dist }
+    }
+
+    /// [`write_tokens`] with these words.
+    fn write(&self, w: &mut BitWriter<'_>, tokens: &[Token], limit: usize) -> bool {
+        for (n, &t) in tokens.iter().enumerate() {
+            match t {
+                Token::Literal(b) => {
+                    let c = self.lit[b as usize];
+                    w.put(c >> 5, c & 31);
+                }
+                Token::Match { length, distance } => {
+                    let c = self.len[length as usize];
+                    w.put(c >> 5, c & 31);
+                    let c = self.dist[distance as usize];
+                    w.put((c >> 8) as u32, (c & 0xff) as u32);
+                }
+            }
+            if n % 16 == 0 && w.byte_len() >= limit {
+                return false;
+            }
+        }
+        let c = self.lit[END_OF_BLOCK as usize];
+        w.put(c >> 5, c & 31);
+        w.byte_len() < limit
+    }
+}
+
 /// Symbol counts of a token sequence (one end-of-block included).
 pub fn count_symbols(tokens: &[Token], litlen: &mut [u64; NUM_LITLEN], dist: &mut [u64; NUM_DIST]) {
     for_each_symbol(tokens, |ll, d| {
@@ -123,13 +191,16 @@ pub fn dynamic_table(tokens: &[Token]) -> Result<Table, TableError> {
     )
 }
 
-/// Compresses pages in one mode, format and level, reusing its buffers.
+/// Compresses pages in one mode, format and level, reusing its buffers
+/// (and, for fixed and canned modes, its table's code words).
 #[derive(Debug)]
 pub struct Encoder {
     mode: Mode,
     format: Format,
     level: Level,
     table: Table,
+    /// `table`'s codes as words (fixed and canned modes).
+    words: CodeWords,
     costs: Costs,
     limit: usize,
     finder: MatchFinder,
@@ -163,6 +234,7 @@ impl Encoder {
             mode,
             format,
             level,
+            words: CodeWords::new(&table),
             table,
             costs,
             limit: PAGE_SIZE,
@@ -214,7 +286,7 @@ impl Encoder {
                     let h = self.table.header();
                     w.put_bytes_bits(&h.bytes, h.bits);
                 }
-                let fits = write_tokens(&mut w, &self.tokens, &self.table, self.limit);
+                let fits = self.words.write(&mut w, &self.tokens, self.limit);
                 w.finish();
                 Ok(self.outcome(fits, out))
             }
@@ -293,6 +365,37 @@ mod tests {
                 symbol: 200
             }
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(if cfg!(miri) { 2 } else { 64 }))]
+
+        /// The encoder's code words write exactly what `write_tokens`
+        /// writes, and stop at the same limit.
+        #[test]
+        #[cfg_attr(miri, ignore = "page parses are slow under Miri")]
+        fn code_words_write_what_write_tokens_writes(
+            counts in proptest::collection::vec(1u64..1000, 316),
+            page in proptest::collection::vec(0u8..6, 0..4096),
+            limit in proptest::prop_oneof![proptest::strategy::Just(usize::MAX), 1usize..4096],
+        ) {
+            let t = Table::from_lengths(
+                &limited_code_lengths(&counts[..286], 15),
+                &limited_code_lengths(&counts[286..], 15),
+            )
+            .unwrap();
+            let mut toks = Vec::new();
+            MatchFinder::new().parse(&page, Level::Fast, None, &mut toks);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut wa = BitWriter::new(&mut a);
+            let fits_a = CodeWords::new(&t).write(&mut wa, &toks, limit);
+            wa.finish();
+            let mut wb = BitWriter::new(&mut b);
+            let fits_b = write_tokens(&mut wb, &toks, &t, limit);
+            wb.finish();
+            proptest::prop_assert_eq!(fits_a, fits_b);
+            proptest::prop_assert_eq!(a, b);
+        }
     }
 
     #[test]

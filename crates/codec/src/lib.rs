@@ -15,7 +15,9 @@
 //! markdown, and [`units`] formats the sizes and times in them.
 //!
 //! The crate does not read corpora or train tables. Unsafe code is denied
-//! everywhere except the QPL and QATzip FFI modules.
+//! everywhere except the QPL and QATzip FFI modules and the canned
+//! decoder's fast loop (`decode/fast.rs`, checked against the safe
+//! reference loop by tests, a fuzz target and Miri).
 
 #![deny(unsafe_code)]
 

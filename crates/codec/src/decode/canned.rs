@@ -4,9 +4,12 @@
 //! final fixed block and zero padding).
 //!
 //! Decode tables are built once in [`CannedDecoder::new`] and reused for
-//! every page.
+//! every page. [`CannedDecoder::decompress`] runs the fast loop (`fast.rs`)
+//! and finishes with the reference loop; [`CannedDecoder::decompress_reference`]
+//! runs the reference loop alone.
 
-use super::table::{DecodeTable, CANNED_ROOT_BITS};
+use super::fast;
+use super::table::{DecodeTable, CANNED_DIST_ROOT_BITS, CANNED_LITLEN_ROOT_BITS};
 use super::{
     decode_tokens, dist_meaning, litlen_meaning, ByteSink, DecodeError, Sink, TokenRecorder,
 };
@@ -20,6 +23,8 @@ use crate::token::Token;
 pub struct CannedDecoder {
     litlen: DecodeTable,
     dist: DecodeTable,
+    /// The fast loop's root table (with match entries).
+    fast_root: fast::FastRoot,
 }
 
 /// The 10 bits of an empty final fixed block, read LSB-first: BFINAL=1,
@@ -39,16 +44,19 @@ impl CannedDecoder {
         } else {
             (l.litlen.to_vec(), l.dist.to_vec())
         };
-        let mut litlen = DecodeTable::new(&ll, CANNED_ROOT_BITS, litlen_meaning);
+        let mut litlen = DecodeTable::new(&ll, CANNED_LITLEN_ROOT_BITS, litlen_meaning);
         litlen.pack_literals();
+        let dist = DecodeTable::new(&d, CANNED_DIST_ROOT_BITS, dist_meaning);
         CannedDecoder {
+            fast_root: fast::FastRoot::new(&litlen, &dist),
             litlen,
-            dist: DecodeTable::new(&d, CANNED_ROOT_BITS, dist_meaning),
+            dist,
         }
     }
 
-    fn run<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), DecodeError> {
-        let mut r = BitReader::new(input);
+    /// Runs the reference loop from `r`'s position to the end of the stream.
+    fn run<S: Sink>(&self, mut r: BitReader<'_>, sink: &mut S) -> Result<(), DecodeError> {
+        let input = r.data();
         let result = decode_tokens(&mut r, &self.litlen, &self.dist, sink);
         if r.overrun() {
             // Whatever went wrong, it went wrong past the end of the input.
@@ -66,7 +74,21 @@ impl CannedDecoder {
             pos: 0,
             window: WINDOW_SIZE,
         };
-        self.run(input, &mut sink)?;
+        let mut r = BitReader::new(input);
+        fast::decode(&mut r, &self.fast_root, &self.litlen, &self.dist, &mut sink);
+        self.run(r, &mut sink)?;
+        Ok(sink.pos)
+    }
+
+    /// [`CannedDecoder::decompress`] by the reference loop alone: the same
+    /// bytes and the same error, slower. For differential tests and fuzzing.
+    pub fn decompress_reference(&self, input: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+        let mut sink = ByteSink {
+            out,
+            pos: 0,
+            window: WINDOW_SIZE,
+        };
+        self.run(BitReader::new(input), &mut sink)?;
         Ok(sink.pos)
     }
 
@@ -78,7 +100,7 @@ impl CannedDecoder {
             limit,
             window: WINDOW_SIZE,
         };
-        self.run(input, &mut sink)?;
+        self.run(BitReader::new(input), &mut sink)?;
         Ok(sink.tokens)
     }
 }

@@ -4,11 +4,16 @@
 //!
 //! Every input gives `Ok` or a typed [`DecodeError`]; nothing panics, nothing
 //! reads outside the input or writes outside the caller's output buffer, and
-//! no more than the buffer's length is produced. Both decoders can also
+//! no more than the buffer's length is produced. The canned decoder runs a
+//! fast loop (`fast.rs`) for the bulk of a page and the reference loop
+//! ([`decode_tokens`]) for the rest; the reference alone gives the same
+//! results ([`CannedDecoder::decompress_reference`]). Both decoders can also
 //! return the [`Token`]s of a stream instead of bytes (for inspection and
 //! bit-exact re-encoding). Encoding is in [`crate::encode`].
 
 mod canned;
+#[allow(unsafe_code)]
+mod fast;
 mod header;
 mod inflate;
 mod table;
@@ -246,7 +251,9 @@ impl Sink for TokenRecorder {
     }
 }
 
-/// Decodes literal/length/distance codes until end-of-block.
+/// Decodes literal/length/distance codes until end-of-block: the reference
+/// loop, safe and simple, which the canned fast loop is checked against and
+/// hands its rare cases and the end of each stream to.
 #[inline]
 pub(crate) fn decode_tokens<S: Sink>(
     r: &mut BitReader<'_>,

@@ -2,9 +2,12 @@
 //! bits, with second-level subtables for longer codes (built once per code,
 //! reused for every page).
 //!
-//! An entry is one `u32`: bits 0..=4 the total code length to consume,
-//! bits 5..=7 the kind, bits 8..=12 extra bits (or a subtable's index bits),
-//! bits 16..=31 the value (literal, base length/distance, subtable offset).
+//! An entry is one `u32`: bits 0..=7 the bits of the whole symbol (code
+//! plus extra bits), bits 8..=11 the code length (a subtable pointer: its
+//! index bits), bits 12..=14 the kind, bits 16..=31 the value (literal or
+//! literals, base length/distance, subtable offset). The kinds are numbered
+//! so that one bit tells a literal entry (and then the low kind bit whether
+//! it holds two) and two bits tell the rare kinds, for the fast loop.
 
 use crate::huffman::{canonical_codes, reverse_bits};
 
@@ -12,40 +15,70 @@ use crate::huffman::{canonical_codes, reverse_bits};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub(crate) enum Kind {
-    /// A literal byte (value = the byte).
-    Literal = 0,
     /// A match length (value = base length, extra = extra bits) or a distance
     /// (value = base distance, extra = extra bits).
-    Base = 1,
+    Base = 0,
+    /// Pointer to a subtable (value = offset, extra = index bits).
+    Subtable = 1,
     /// End of block.
     EndOfBlock = 2,
-    /// Pointer to a subtable (value = offset, extra = index bits).
-    Subtable = 3,
     /// No code maps here (incomplete code) or the symbol does not exist.
-    Invalid = 4,
+    Invalid = 3,
+    /// A literal byte (value = the byte).
+    Literal = 4,
     /// Two literals in one entry (value = first | second << 8), both codes
     /// within the root bits; only in tables built with [`DecodeTable::pack_literals`].
     LiteralPair = 5,
 }
 
+/// Set in the entries of [`Kind::Literal`] and [`Kind::LiteralPair`].
+pub(crate) const LITERAL_BIT: u32 = 4 << 12;
+/// Set in a literal entry that holds two literals.
+pub(crate) const PAIR_BIT: u32 = 1 << 12;
+/// Set (one or both) in entries that are neither literals nor bases:
+/// subtable pointers, end-of-block and invalid codes.
+pub(crate) const RARE_BITS: u32 = 3 << 12;
+
+const _: () = assert!(Kind::Literal as u32 & 4 != 0 && Kind::LiteralPair as u32 & 4 != 0);
+const _: () = assert!(Kind::LiteralPair as u32 & 1 != 0 && Kind::Literal as u32 & 1 == 0);
+const _: () = assert!(Kind::Base as u32 & 7 == 0);
+const _: () = assert!(Kind::Subtable as u32 & 3 != 0 && Kind::Subtable as u32 & 4 == 0);
+const _: () = assert!(Kind::EndOfBlock as u32 & 3 != 0 && Kind::EndOfBlock as u32 & 4 == 0);
+const _: () = assert!(Kind::Invalid as u32 & 3 != 0 && Kind::Invalid as u32 & 4 == 0);
+
+/// An entry: a code of `len` bits (a subtable pointer: `len` = 0) followed
+/// by `extra` extra bits (a subtable pointer: its index bits).
 #[inline]
 pub(crate) fn entry(len: u32, kind: Kind, extra: u32, value: u32) -> u32 {
-    len | ((kind as u32) << 5) | (extra << 8) | (value << 16)
+    let (bits, field) = match kind {
+        Kind::Subtable => (0, extra),
+        _ => (len + extra, len),
+    };
+    bits | (field << 8) | ((kind as u32) << 12) | (value << 16)
 }
 
+/// Bits of the whole symbol: code and extra bits (0 for a subtable pointer).
+#[inline]
+pub(crate) fn entry_bits(e: u32) -> u32 {
+    e & 0xff
+}
+
+/// Length of the code (of both codes, for a literal pair); a subtable
+/// pointer's index bits.
 #[inline]
 pub(crate) fn entry_len(e: u32) -> u32 {
-    e & 0x1f
+    (e >> 8) & 0xf
 }
 
 #[inline]
 pub(crate) fn entry_kind(e: u32) -> u32 {
-    (e >> 5) & 0x7
+    (e >> 12) & 0x7
 }
 
+/// Extra bits after the code (not for subtable pointers).
 #[inline]
 pub(crate) fn entry_extra(e: u32) -> u32 {
-    (e >> 8) & 0x1f
+    entry_bits(e) - entry_len(e)
 }
 
 #[inline]
@@ -53,11 +86,14 @@ pub(crate) fn entry_value(e: u32) -> u32 {
     e >> 16
 }
 
-const INVALID: u32 = (Kind::Invalid as u32) << 5;
+const INVALID: u32 = (Kind::Invalid as u32) << 12;
 
-/// Root index bits of tables built once and used for many pages (canned
-/// tables): large enough for most literal pairs.
-pub(crate) const CANNED_ROOT_BITS: u32 = 12;
+/// Root index bits of the literal/length table of a canned decoder (built
+/// once, used for many pages): 2048 entries, 8 KiB, which leaves the distance
+/// table and the page room in L1 (libdeflate's choice too).
+pub(crate) const CANNED_LITLEN_ROOT_BITS: u32 = 11;
+/// Root index bits of a canned decoder's distance table (1 KiB).
+pub(crate) const CANNED_DIST_ROOT_BITS: u32 = 8;
 /// Root index bits of tables built for one block (cheap to fill).
 pub(crate) const BLOCK_ROOT_BITS: u32 = 9;
 
@@ -155,6 +191,17 @@ impl DecodeTable {
         }
     }
 
+    /// Root table followed by the subtables.
+    #[inline]
+    pub(crate) fn entries(&self) -> &[u32] {
+        &self.entries
+    }
+
+    /// Index bits of the root table.
+    pub(crate) fn root_bits(&self) -> u32 {
+        self.root_bits
+    }
+
     /// The entry for the code at the bottom of `bits` (at least 15 valid bits).
     /// Subtable pointers are followed; the returned entry's length is the
     /// whole code length.
@@ -165,7 +212,7 @@ impl DecodeTable {
             return e;
         }
         // Subtable offsets count from the start of the combined table.
-        let idx = (bits >> self.root_bits) as usize & ((1 << entry_extra(e)) - 1);
+        let idx = (bits >> self.root_bits) as usize & ((1 << entry_len(e)) - 1);
         self.entries[entry_value(e) as usize + idx]
     }
 }
