@@ -17,8 +17,8 @@
 //! from its extended return code (`QZ_SW_EXECUTION`: QATzip sends requests
 //! below its input threshold to software by design) and reported by
 //! [`Backend::last_path`]. QATzip's own log lines are switched off: the
-//! states above say what they said. This is the only module (with `qpl`)
-//! allowed to use `unsafe`.
+//! states above say what they said. Its `unsafe` is the FFI's (the
+//! codec's others: `qpl`, the decoder's fast loop).
 
 use super::{
     as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,

@@ -33,8 +33,8 @@
 //!
 //! Every job starts from a freshly initialised job structure, so outputs do
 //! not depend on earlier pages. All QPL statuses map to
-//! [`BackendError::Qpl`] with QPL's own name and description. This is the
-//! only module (with `qat`) allowed to use `unsafe`. It does not check
+//! [`BackendError::Qpl`] with QPL's own name and description. Its `unsafe`
+//! is the FFI's (the codec's others: `qat`, the decoder's fast loop). It does not check
 //! integrity beyond deflate's structure (canned streams carry no checksum).
 
 use super::{check_page, Backend, BackendError, Capabilities, ExecPath, ALL_MODES};
