@@ -1,9 +1,12 @@
 //! A whole corpus trained and evaluated, [`train_corpus`], as a short
 //! sequence of named steps: the options for the corpus, scan each workload,
 //! train each workload's table, the fleet table, the K cluster tables and
-//! the zstd dictionaries, evaluate every workload's held-out pages, sum the
-//! fleet, build the cross-workload matrix and the best-of-K result, compare
-//! smoothings fleet-wide, and stamp the tables' provenance. The report
+//! the zstd dictionaries, evaluate every workload's held-out pages (for a
+//! library target also under the library's compressor against its own
+//! tables; with `target_matrix` every target's fleet table under every
+//! target's compressor), sum the fleet, build the cross-workload matrix and
+//! the best-of-K result, compare smoothings fleet-wide, and stamp the
+//! tables' provenance. The report
 //! types are [`crate::report`]'s; this module computes and prints nothing.
 //!
 //! A workload with too few pages for its own table is not fatal: it is
@@ -43,7 +46,7 @@ pub fn train_corpus(
         train_fleet_table(workloads, &scans, opts, &topts, progress)?;
     let clustering = train_clusters(&fleet_scan, opts, &topts, progress)?;
     let dictionaries = train_dictionaries(&scans, opts);
-    let held_out = evaluate_held_out(
+    let mut held_out = evaluate_held_out(
         workloads,
         &scans,
         &own,
@@ -60,7 +63,6 @@ pub fn train_corpus(
     } else {
         None
     };
-    let mut held_out = held_out;
     for (r, c) in held_out.reports.iter_mut().zip(&under_target.workloads) {
         r.under_target = c.clone();
     }
@@ -375,8 +377,8 @@ struct UnderTarget {
 
 /// Step 6b (library targets only): each workload's held-out pages (the same
 /// sample as step 6) through the library's compressor with the workload's
-/// table and with the library's own table from the same training counts;
-/// the fleet row sums them.
+/// table and with the table the library's own workflow makes from the same
+/// training pages; the fleet row sums them.
 fn compare_under_target_all(
     workloads: &[Workload<'_>],
     own: &OwnTables,

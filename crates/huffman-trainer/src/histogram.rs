@@ -49,12 +49,13 @@ pub enum ParseModel {
     Default,
     /// Cost-aware shortest-path parse priced by a table ([`Level::Best`]).
     Best,
-    /// QPL's statistics at its default level (`qpl_gather_deflate_statistics`,
-    /// software path; feature `qpl`).
+    /// The symbols QPL's canned compressor emits at its default level
+    /// (software path; feature `qpl`; [`crate::target`] says why not QPL's
+    /// statistics function).
     QplDefault,
-    /// QPL's statistics at its high level (feature `qpl`).
+    /// The same at QPL's high level (feature `qpl`).
     QplHigh,
-    /// ISA-L's statistics (`isal_update_histogram`; feature `isal`).
+    /// The symbols ISA-L's level-0 compressor emits (feature `isal`).
     Isal,
 }
 

@@ -82,8 +82,9 @@ pub struct TrainArgs {
     level: Level,
     /// Train for the compressor that will use the table, with its own
     /// parse: iaa (= --level fast, cannery's model of IAA hardware),
-    /// qpl-default or qpl-high (QPL's statistics at that level; feature
-    /// `qpl`), isal (ISA-L's; feature `isal`). Library targets imply
+    /// qpl-default or qpl-high (the symbols QPL's canned compressor emits
+    /// at that level; feature `qpl`), isal (those of ISA-L's level-0
+    /// compressor; feature `isal`). Library targets imply
     /// --qpl-compatible, and the report compares each table with the
     /// library's own under the library's compressor.
     #[arg(long, conflicts_with = "level", value_parser = cannery_trainer::target::parse_of_target)]

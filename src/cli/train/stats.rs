@@ -44,8 +44,9 @@ pub struct StatsArgs {
     #[arg(long, default_value = "fast", value_parser = parse_level)]
     level: Level,
     /// Gather with the parse of the compressor the table is for: iaa
-    /// (= --level fast), qpl-default or qpl-high (QPL's statistics at that
-    /// level; feature `qpl`), isal (ISA-L's; feature `isal`).
+    /// (= --level fast), qpl-default or qpl-high (the symbols QPL's canned
+    /// compressor emits at that level; feature `qpl`), isal (those of
+    /// ISA-L's level-0 compressor; feature `isal`).
     #[arg(long, conflicts_with = "level", value_parser = parse_of_target)]
     target: Option<ParseModel>,
     /// With --level best: the table whose code lengths price the parse
