@@ -34,17 +34,6 @@ fn qat_decompress(q: &mut Qat, mode: Mode, table: Option<&Table>, s: &[u8]) -> V
     out[..n].to_vec()
 }
 
-fn corpus_pages(per_workload: usize) -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/fleet-snapshots");
-    let corpus = cannery_capture::Corpus::open(&dir).expect("the shipped corpus");
-    let mut v = Vec::new();
-    for w in &corpus.workloads {
-        let pages = w.pages().expect("workload pages");
-        v.extend(pages.take(per_workload).map(|p| p.expect("page").data));
-    }
-    v
-}
-
 #[test]
 fn the_path_is_hardware_only_with_a_device() {
     let q = Qat::open().unwrap();
@@ -157,7 +146,7 @@ fn qatzip_and_cannery_read_each_others_streams_on_the_shipped_corpus() {
     let mut q = Qat::open().unwrap();
     let mut sw = Software::new();
     let k = Table::kernel_2024();
-    let pages = corpus_pages(40);
+    let pages = common::corpus_pages(40, 1);
     assert!(pages.len() >= 200, "{} pages", pages.len());
     let mut checked = 0;
     for p in &pages {

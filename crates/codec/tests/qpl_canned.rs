@@ -9,8 +9,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use cannery_codec::backend::qpl::{qpl_loadable_default_table, Qpl};
 use cannery_codec::backend::stress::{page, Kind, Rng};
 use cannery_codec::backend::{software::Software, Backend, BackendError};
@@ -31,21 +29,6 @@ fn synthetic_pages() -> Vec<Vec<u8>> {
     v.push(vec![0u8; 4096]);
     v.push(Vec::new());
     v.push(b"Join us now and share the software".to_vec());
-    v
-}
-
-/// Up to `per_workload` pages of each workload of the shipped corpus, or
-/// none if the corpus is not there.
-fn corpus_pages(per_workload: usize) -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/fleet-snapshots");
-    let Ok(corpus) = cannery_capture::Corpus::open(&dir) else {
-        return Vec::new();
-    };
-    let mut v = Vec::new();
-    for w in &corpus.workloads {
-        let pages = w.pages().expect("workload pages");
-        v.extend(pages.take(per_workload).map(|p| p.expect("page").data));
-    }
     v
 }
 
@@ -77,7 +60,7 @@ fn kernel_2024_pages_from_our_encoder_decode_with_qpl() {
     assert!(q.capabilities().canned_compress_check(&k).is_err());
     assert_eq!(q.capabilities().canned_decompress_check(&k), Ok(()));
     let mut sw = Software::new();
-    let corpus = corpus_pages(60);
+    let corpus = common::corpus_pages(60, 1);
     let mut checked = (0, 0);
     for (i, p) in synthetic_pages().iter().chain(&corpus).enumerate() {
         let Some(s) = ours(&mut sw, &k, p) else {
@@ -204,7 +187,7 @@ fn loadable_tables_round_trip_both_ways() {
     let mut q = Qpl::open().unwrap();
     let mut sw = Software::new();
     let mut pages = synthetic_pages();
-    pages.extend(corpus_pages(20));
+    pages.extend(common::corpus_pages(20, 1));
     for table in [qpl_loadable_default_table(), all_coded_table()] {
         assert_eq!(q.capabilities().canned_compress_check(&table), Ok(()));
         assert_eq!(q.capabilities().canned_decompress_check(&table), Ok(()));

@@ -10,7 +10,7 @@
 
 #![cfg(feature = "qpl")]
 
-use std::path::Path;
+mod common;
 
 use cannery_codec::backend::qpl::{
     gather_page_statistics, qpl_loadable_default_table, Qpl, QplLevel, QplParser,
@@ -19,27 +19,12 @@ use cannery_codec::backend::LibraryCounts;
 use cannery_codec::decode::CannedDecoder;
 use cannery_codec::Table;
 
-/// Every `step`-th page of each workload, up to `per_workload` pages.
-fn corpus_pages(per_workload: usize, step: usize) -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/fleet-snapshots");
-    let corpus = cannery_capture::Corpus::open(&dir).expect("the shipped corpus");
-    let mut v = Vec::new();
-    for w in &corpus.workloads {
-        let pages = w.pages().expect("workload pages");
-        v.extend(
-            pages
-                .step_by(step)
-                .take(per_workload)
-                .map(|p| p.expect("page").data)
-                .filter(|d| d.iter().any(|&b| b != d[0])),
-        );
-    }
-    v
-}
-
 #[test]
 fn the_compressor_parses_alike_under_any_table() {
-    let pages = corpus_pages(40, 37);
+    let pages: Vec<Vec<u8>> = common::corpus_pages(40, 37)
+        .into_iter()
+        .filter(|d| d.iter().any(|&b| b != d[0]))
+        .collect();
     assert!(pages.len() >= 100, "{} pages", pages.len());
     let mut q = Qpl::open_software().unwrap();
     for level in [QplLevel::Default, QplLevel::High] {

@@ -138,3 +138,22 @@ pub fn zlib_inflate(stream: &[u8]) -> Vec<u8> {
     out.truncate(d.total_out() as usize);
     out
 }
+
+/// Every `step`-th page of each workload of the shipped corpus
+/// (corpora/fleet-snapshots), the first `per_workload` of them.
+pub fn corpus_pages(per_workload: usize, step: usize) -> Vec<Vec<u8>> {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/fleet-snapshots");
+    let corpus = cannery_capture::Corpus::open(&dir).expect("the shipped corpus");
+    let mut v = Vec::new();
+    for w in &corpus.workloads {
+        let pages = w.pages().expect("workload pages");
+        v.extend(
+            pages
+                .step_by(step)
+                .take(per_workload)
+                .map(|p| p.expect("page").data),
+        );
+    }
+    v
+}
