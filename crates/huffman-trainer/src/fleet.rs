@@ -30,8 +30,10 @@ use crate::report::{
     TrainReport, Workload, WorkloadReport, CLUSTER_SAMPLE_PAGES, DICTIONARY_SIZE, REPORT_FORMAT,
 };
 use crate::scan::{scan, Scan, TrainOptions};
-use crate::target::{compare_under_target, Sizes, TargetComparison, TargetMatrix};
 use crate::train::{evaluate_smoothings, mark_excess, SmoothingResult};
+
+mod targets;
+use targets::{compare_under_target_all, target_matrix};
 
 /// Trains and evaluates a corpus: see the module documentation.
 pub fn train_corpus(
@@ -366,105 +368,6 @@ fn evaluate_held_out(
         });
     }
     Ok(out)
-}
-
-/// Each workload's and the fleet's tables against the library's own tables,
-/// under a library target's compressor.
-struct UnderTarget {
-    workloads: Vec<Option<TargetComparison>>,
-    fleet: Option<TargetComparison>,
-}
-
-/// Step 6b (library targets only): each workload's held-out pages (the same
-/// sample as step 6) through the library's compressor with the workload's
-/// table and with the table the library's own workflow makes from the same
-/// training pages; the fleet row sums them.
-fn compare_under_target_all(
-    workloads: &[Workload<'_>],
-    own: &OwnTables,
-    held_out: &HeldOut,
-    topts: &TrainOptions,
-) -> Result<UnderTarget, TrainError> {
-    let model = topts.parse;
-    let mut out = UnderTarget {
-        workloads: Vec::new(),
-        fleet: None,
-    };
-    if model.feature().is_none() {
-        out.workloads = vec![None; workloads.len()];
-        return Ok(out);
-    }
-    for (i, w) in workloads.iter().enumerate() {
-        let c = match &own.tables[i] {
-            Some(t) => Some(compare_under_target(
-                w.source,
-                topts.split,
-                held_out.splits[i],
-                model,
-                t,
-            )?),
-            None => None,
-        };
-        if let Some(c) = &c {
-            let f = out.fleet.get_or_insert(TargetComparison {
-                target: c.target,
-                compressor: c.compressor,
-                cannery: Sizes { pages: 0, bytes: 0 },
-                library: Sizes { pages: 0, bytes: 0 },
-            });
-            f.cannery = f.cannery.plus(c.cannery);
-            f.library = f.library.plus(c.library);
-        }
-        out.workloads.push(c);
-    }
-    Ok(out)
-}
-
-/// Step 6c (`target_matrix` only): a fleet table for every target this
-/// build can run, each under every such target's compressor.
-fn target_matrix(
-    workloads: &[Workload<'_>],
-    splits: &[crate::Split],
-    opts: &CorpusOptions,
-    progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<TargetMatrix, TrainError> {
-    let targets = crate::target::available_targets();
-    let mut tables = Vec::new();
-    for &model in &targets {
-        let mut topts = opts.train.clone();
-        topts.parse = model;
-        topts.table.constraints.qpl_compatible = true;
-        topts.dictionary_samples = 0;
-        topts.cluster_samples = 0;
-        let mut scans = Vec::new();
-        for w in workloads {
-            progress(Progress::Scanning(&w.name));
-            scans.push(crate::scan::scan(&w.name, w.source, &topts)?);
-        }
-        let fleet_scan = merge_scans("fleet", &scans)?;
-        fleet_scan.check_enough(topts.table.min_pages)?;
-        progress(Progress::Training("fleet"));
-        let chain = Chain(workloads.iter().map(|w| w.source).collect());
-        tables.push(train_from_scan("fleet", &chain, &fleet_scan, &topts)?.0);
-    }
-    let rows: Vec<&Table> = tables.iter().collect();
-    let mut sizes = vec![vec![Sizes { pages: 0, bytes: 0 }; targets.len()]; targets.len()];
-    for (col, &model) in targets.iter().enumerate() {
-        for (w, &split) in workloads.iter().zip(splits) {
-            progress(Progress::Evaluating(&w.name));
-            let got = crate::target::compress_sizes(w.source, split, model, &rows)?;
-            for (row, s) in got.into_iter().enumerate() {
-                sizes[row][col] = sizes[row][col].plus(s);
-            }
-        }
-    }
-    Ok(TargetMatrix {
-        targets: targets
-            .iter()
-            .map(|&m| crate::target::target_name(m).expect("a target"))
-            .collect(),
-        sizes,
-    })
 }
 
 /// Step 7: the fleet's results, summed over workloads, for the modes every
