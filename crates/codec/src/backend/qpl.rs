@@ -31,6 +31,10 @@
 //! [`qpl_loadable_default_table`] is a fixed-code-like table QPL loads
 //! unchanged, for tests that need one.
 //!
+//! The decompression routes are `qpl/decompress.rs`; QPL as a training
+//! target (its statistics, its own tables, canned streams at a level) is
+//! `qpl/target.rs`.
+//!
 //! Every job starts from a freshly initialised job structure, so outputs do
 //! not depend on earlier pages. All QPL statuses map to
 //! [`BackendError::Qpl`] with QPL's own name and description. Its `unsafe`
@@ -38,11 +42,9 @@
 //! integrity beyond deflate's structure (canned streams carry no checksum).
 
 use super::{check_page, Backend, BackendError, Capabilities, ExecPath, ALL_MODES};
-use crate::bitio::BitWriter;
-use crate::constants::{END_OF_BLOCK, NUM_DIST, NUM_LITLEN, PAGE_SIZE};
+use crate::constants::{NUM_DIST, NUM_LITLEN, PAGE_SIZE};
 use crate::decode::read_block_header;
 use crate::encode::Outcome;
-use crate::huffman::reverse_bits;
 use crate::mode::Mode;
 use crate::table::rules::Rule;
 use crate::table::{Alphabet, CodeLengths, Table};
@@ -60,7 +62,10 @@ mod ffi {
     include!(concat!(env!("OUT_DIR"), "/qpl_bindings.rs"));
 }
 
+mod decompress;
 mod target;
+#[cfg(test)]
+use decompress::{eob_end_candidates, sentinel_stream, SENTINEL};
 pub use target::{gather_page_statistics, QplLevel, QplParser, QplTable};
 
 #[allow(clippy::unnecessary_cast)]
@@ -417,188 +422,11 @@ pub fn qpl_loadable_default_table() -> Table {
     Table::from_lengths(&l.litlen, &l.dist).expect("complete code over 286 + 30 symbols")
 }
 
-/// The two bytes of the final fixed block put after a canned body's
-/// end-of-block code; their fixed codes are 8 bits (literals 0..=143).
-const SENTINEL: [u8; 2] = [0x5a, 0x0f];
-
-/// Where the last end-of-block code of canned stream `body` may end, in
-/// bits from the start of `body`, going by canned framing only: the code,
-/// then 0..=7 zero bits (IAA hardware, our encoder), or the code, QPL's
-/// 10-bit empty final fixed block and 0..=7 zero bits (QPL's software path).
-/// The bits after the code's last 1 bit are zero padding, so one candidate
-/// per framing usually remains; an end-of-block code of all zero bits (e.g.
-/// the fixed code's) leaves up to eight. Empty if no framing fits.
-fn eob_end_candidates(table: &Table, body: &[u8]) -> Vec<usize> {
-    let total = body.len() * 8;
-    let eob_len = table.lengths().litlen[END_OF_BLOCK as usize] as usize;
-    if eob_len == 0 {
-        return Vec::new();
-    }
-    // Trailing zero bits of the stream (bits are sent LSB-first).
-    let zeros = match body.iter().rposition(|&b| b != 0) {
-        Some(i) => (body.len() - 1 - i) * 8 + body[i].leading_zeros() as usize,
-        None => total,
-    };
-    let bit = |i: usize| (body[i / 8] >> (i % 8)) & 1;
-    let mut ends = Vec::new();
-    // End-of-block code then padding: the code's value is sent MSB-first, so
-    // its last bits are its trailing zeros.
-    let code = table.litlen_codes()[END_OF_BLOCK as usize];
-    if code != 0 {
-        let t = code.trailing_zeros() as usize;
-        if zeros >= t && zeros - t <= 7 && total - (zeros - t) >= eob_len {
-            ends.push(total - (zeros - t));
-        }
-    } else {
-        for pad in 0..=7 {
-            if pad + eob_len <= zeros {
-                ends.push(total - pad);
-            }
-        }
-    }
-    // QPL's tail: bits 1, 1, then eight zeros, then 0..=7 zero bits.
-    if (8..=15).contains(&zeros) && total >= zeros + 2 + eob_len && bit(total - zeros - 2) == 1 {
-        ends.push(total - zeros - 2);
-    }
-    ends
-}
-
-/// The raw deflate stream QPL decodes for a canned body whose end-of-block
-/// code ends at bit `end`: the table's header with BFINAL cleared, the body's
-/// first `end` bits, then a final fixed block holding [`SENTINEL`].
-fn sentinel_stream(table: &Table, body: &[u8], end: usize) -> Vec<u8> {
-    let h = table.header();
-    let mut out = Vec::with_capacity(h.bytes.len() + body.len() + 4);
-    let mut w = BitWriter::new(&mut out);
-    if table.is_fixed_code() {
-        // BFINAL=0, BTYPE=01.
-        w.put(0b010, 3);
-    } else {
-        let mut head = h.bytes.clone();
-        head[0] &= !1;
-        w.put_bytes_bits(&head, h.bits);
-    }
-    w.put_bytes_bits(body, end);
-    w.put(0b011, 3);
-    for b in SENTINEL {
-        w.put(reverse_bits(0x30 + b as u16, 8) as u32, 8);
-    }
-    // Fixed end-of-block: seven zero bits.
-    w.put(0, 7);
-    w.finish();
-    out
-}
-
 impl Qpl {
     /// Loads `table` into QPL through the histogram route (as canned
     /// compression does) and checks that QPL kept its code lengths.
     pub fn load_unchanged(&mut self, table: &Table) -> Result<(), BackendError> {
         self.table(Some(table)).map(|_| ())
-    }
-
-    /// Inflates one raw deflate stream (FIRST | LAST, stop at the final
-    /// block's end-of-block code) into `out`; returns the bytes produced.
-    /// QPL's software path reports success on streams that end early, and
-    /// counts every input byte as read, so callers check the end themselves.
-    fn inflate_raw(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, BackendError> {
-        let mut input = data.to_vec();
-        let limit = out.len();
-        let job = self.job.reset()?;
-        job.op = ffi::qpl_op_decompress;
-        job.flags = ffi::QPL_FLAG_FIRST | ffi::QPL_FLAG_LAST;
-        job.decomp_end_processing = ffi::qpl_stop_and_check_for_bfinal_eob as u8;
-        job.next_in_ptr = input.as_mut_ptr();
-        job.available_in = input.len() as u32;
-        job.next_out_ptr = out.as_mut_ptr();
-        job.available_out = limit as u32;
-        self.job.execute()?;
-        // SAFETY: the job is initialised and no longer borrowed mutably.
-        Ok(unsafe { (*self.job.ptr()).total_out } as usize)
-    }
-
-    /// Canned decompression through the table's deflate header (see the
-    /// module doc): tries each framing [`eob_end_candidates`] allows and
-    /// returns the first whose QPL output ends with the sentinel.
-    fn decompress_by_header(
-        &mut self,
-        table: &Table,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, BackendError> {
-        if !table.is_standard() && !table.is_fixed_code() {
-            return Err(BackendError::TableNotStandard {
-                table_id: table.id(),
-            });
-        }
-        let ends = eob_end_candidates(table, data);
-        let limit = out.len();
-        let mut scratch = vec![0u8; limit + SENTINEL.len()];
-        let mut first_err = None;
-        for &end in &ends {
-            let stream = sentinel_stream(table, data, end);
-            let err = match self.inflate_raw(&stream, &mut scratch) {
-                Ok(n) if n >= SENTINEL.len() && scratch[n - SENTINEL.len()..n] == SENTINEL => {
-                    let n = n - SENTINEL.len();
-                    out[..n].copy_from_slice(&scratch[..n]);
-                    return Ok(n);
-                }
-                Ok(n) => BackendError::Rejected {
-                    backend: "qpl",
-                    message: format!(
-                        "qpl did not decode the stream to its end-of-block code at bit {end} \
-                         ({n} bytes out, without the sentinel block that follows it)"
-                    ),
-                },
-                Err(BackendError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
-                    BackendError::OutputLimit {
-                        backend: "qpl",
-                        limit,
-                    }
-                }
-                Err(e) => e,
-            };
-            first_err.get_or_insert(err);
-        }
-        Err(first_err.unwrap_or_else(|| BackendError::Rejected {
-            backend: "qpl",
-            message: "the stream does not end in the table's end-of-block code and zero \
-                      padding (nor qpl's empty final fixed block)"
-                .into(),
-        }))
-    }
-
-    /// Canned decompression by QPL's own canned mode (`QPL_FLAG_CANNED_MODE`
-    /// with the table loaded through the histogram route): only for tables
-    /// QPL loads unchanged ([`Rule::QplLoadable`]).
-    pub fn decompress_with_qpl_table(
-        &mut self,
-        table: &Table,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, BackendError> {
-        let huff = self.table(Some(table))?;
-        let mut input = data.to_vec();
-        let limit = out.len();
-        let job = self.job.reset()?;
-        job.op = ffi::qpl_op_decompress;
-        job.flags = ffi::QPL_FLAG_FIRST | ffi::QPL_FLAG_LAST | ffi::QPL_FLAG_CANNED_MODE;
-        job.huffman_table = huff;
-        job.next_in_ptr = input.as_mut_ptr();
-        job.available_in = input.len() as u32;
-        job.next_out_ptr = out.as_mut_ptr();
-        job.available_out = limit as u32;
-        match self.job.execute() {
-            Ok(()) => {}
-            Err(BackendError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
-                return Err(BackendError::OutputLimit {
-                    backend: "qpl",
-                    limit,
-                })
-            }
-            Err(e) => return Err(e),
-        }
-        // SAFETY: the job is initialised and no longer borrowed mutably.
-        Ok(unsafe { (*self.job.ptr()).total_out } as usize)
     }
 }
 
@@ -672,6 +500,8 @@ mod tests {
     }
 
     use super::super::check::QPL_SW_TAIL;
+    use crate::bitio::BitWriter;
+    use crate::constants::END_OF_BLOCK;
     use crate::encode::{encode_canned_tokens, write_tokens};
     use crate::token::Token;
 
