@@ -30,7 +30,7 @@ use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::Table;
 
 use crate::error::TrainError;
-use crate::histogram::{ParseModel, SymbolCounts};
+use crate::histogram::ParseModel;
 use crate::pages::{for_each_chunk, page_hash, same_filled, PageSource, Part, Split};
 
 /// The target names of `--target`, each with its parse model.
@@ -155,15 +155,6 @@ fn library_error(library: &'static str, e: impl std::fmt::Display) -> TrainError
     }
 }
 
-/// Training counts as a library's histogram.
-#[cfg(any(feature = "qpl", feature = "isal"))]
-fn library_histogram(counts: &SymbolCounts) -> LibraryCounts {
-    LibraryCounts {
-        litlen: counts.litlen,
-        dist: counts.dist,
-    }
-}
-
 /// A table inside a target's compressor.
 enum Loaded {
     /// cannery's own encoder (the `iaa` target).
@@ -184,7 +175,8 @@ enum Which<'a> {
     Table(&'a Table),
     /// The library's own table from these training counts.
     Trained(
-        #[cfg_attr(not(any(feature = "qpl", feature = "isal")), allow(dead_code))] &'a SymbolCounts,
+        #[cfg_attr(not(any(feature = "qpl", feature = "isal")), allow(dead_code))]
+        &'a LibraryCounts,
     ),
 }
 
@@ -200,7 +192,7 @@ impl Loaded {
                     Which::Table(t) => q.loaded_table(t),
                     Which::Trained(c) => {
                         // As QPL's statistics function hands it over: no zero counts.
-                        let mut h = library_histogram(c);
+                        let mut h = c.clone();
                         for n in h.litlen.iter_mut().chain(h.dist.iter_mut()) {
                             *n = (*n).max(1);
                         }
@@ -215,7 +207,7 @@ impl Loaded {
                 use cannery_export::isal::native::Hufftables;
                 let t = match which {
                     Which::Table(t) => Hufftables::exported(t),
-                    Which::Trained(c) => Hufftables::trained(&library_histogram(c)),
+                    Which::Trained(c) => Hufftables::trained(c),
                 }
                 .map_err(|e| library_error("isal", e))?;
                 Ok(Loaded::Isal(t))
@@ -364,9 +356,9 @@ pub fn library_training_counts<S: PageSource + ?Sized>(
     source: &S,
     split: Split,
     model: ParseModel,
-) -> Result<SymbolCounts, TrainError> {
+) -> Result<LibraryCounts, TrainError> {
     use rayon::prelude::*;
-    let mut total = SymbolCounts::default();
+    let mut total = LibraryCounts::zero();
     for_each_chunk(source, |chunk| {
         let parts: Vec<Result<LibraryCounts, TrainError>> = chunk
             .par_chunks(16)
@@ -383,7 +375,7 @@ pub fn library_training_counts<S: PageSource + ?Sized>(
             })
             .collect();
         for c in parts {
-            total.add_library(&c?);
+            total.add(&c?);
         }
         Ok(())
     })?;
@@ -447,6 +439,7 @@ impl TargetMatrix {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::histogram::SymbolCounts;
 
     #[test]
     fn targets_name_their_parses_both_ways() {
