@@ -419,8 +419,8 @@ def train(
     held out by content hash (`seed`), `parse` model ("fast", "default",
     "best"), `tables` (K), `peers` (also measure zstd/lz4/libdeflate in the
     report: `train_with_report` only, as `train` returns no report),
-    `smoothing` ("add-one", "uniform:M", "prior:M"; None = the trainer's
-    default), `qpl_compatible`, `all_distances`, `eval_pages` (held-out
+    `smoothing` ("add-one", "uniform:M", "prior:M"; None = the parse's
+    default: prior:0.005, add-one for a library target), `qpl_compatible`, `all_distances`, `eval_pages` (held-out
     pages evaluated per workload at most, a hash-chosen sample; None = all)
     and `progress`, a callable `progress(step, done, total)` called as each
     step begins (`"scanning redis"`, `"training fleet"`, …; `done` counts

@@ -37,15 +37,16 @@ pub fn train_error(e: TrainError) -> PyErr {
     }
 }
 
-/// Table construction options (`smoothing=None` is the trainer's default).
+/// Table construction options (`smoothing=None` is the parse's default:
+/// prior:0.005, or add-one for a library target).
 pub fn table_options(
     smoothing: Option<&str>,
     qpl_compatible: bool,
     all_distances: bool,
 ) -> PyResult<TableOptions> {
     let smoothing = match smoothing {
-        Some(s) => s.parse::<Smoothing>().map_err(invalid)?,
-        None => Smoothing::DEFAULT,
+        Some(s) => Some(s.parse::<Smoothing>().map_err(invalid)?),
+        None => None,
     };
     Ok(TableOptions::new(smoothing, all_distances, qpl_compatible))
 }
@@ -128,8 +129,8 @@ fn run_training<'py>(
 /// held out by content hash (`seed`), `parse` model ("fast", "default",
 /// "best"), `tables` (K), `peers` (also measure zstd/lz4/libdeflate in the
 /// report: `train_with_report` only, as `train` returns no report),
-/// `smoothing` ("add-one", "uniform:M", "prior:M"; None = the trainer's
-/// default), `qpl_compatible`, `all_distances`, `eval_pages` (held-out
+/// `smoothing` ("add-one", "uniform:M", "prior:M"; None = the parse's
+/// default: prior:0.005, add-one for a library target), `qpl_compatible`, `all_distances`, `eval_pages` (held-out
 /// pages evaluated per workload at most, a hash-chosen sample; None = all)
 /// and `progress`, a callable `progress(step, done, total)` called as each
 /// step begins (`"scanning redis"`, `"training fleet"`, …; `done` counts

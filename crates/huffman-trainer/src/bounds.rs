@@ -81,7 +81,7 @@ impl Ceiling {
     /// The ceiling for `table` on fast-parse counts `h`.
     pub fn of(table: &Table, h: &Histogram, opts: &TableOptions) -> Ceiling {
         let own = TableOptions {
-            smoothing: crate::smoothing::Smoothing::Uniform { mass: 0.0 },
+            smoothing: Some(crate::smoothing::Smoothing::Uniform { mass: 0.0 }),
             ..*opts
         };
         let optimal = crate::train::lengths_from_counts(&h.counts, &own);

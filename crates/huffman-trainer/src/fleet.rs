@@ -139,10 +139,8 @@ fn corpus_train_options(
         let share = crate::report::FLEET_DICTIONARY_SAMPLES / workloads.max(1);
         topts.dictionary_samples = topts.dictionary_samples.min(share.max(128));
     }
-    // A table for another library must load into it unchanged.
-    if topts.parse.feature().is_some() {
-        topts.table.constraints.qpl_compatible = true;
-    }
+    // The parse's smoothing; a table for another library must load into it unchanged.
+    topts.table = topts.table.for_parse(topts.parse);
     Ok(topts)
 }
 

@@ -14,7 +14,8 @@ use cannery_codec::Table;
 
 use crate::code_lengths::{build_lengths, Constraints};
 use crate::error::{TrainError, MIN_TRAINING_PAGES};
-use crate::histogram::{Histogram, SymbolCounts};
+use crate::histogram::{Histogram, ParseModel, SymbolCounts};
+use crate::smoothing::Smoothing;
 
 /// Name and version written into every table's provenance.
 pub const GENERATOR: &str = concat!("cannery-trainer ", env!("CARGO_PKG_VERSION"));
@@ -22,8 +23,9 @@ pub const GENERATOR: &str = concat!("cannery-trainer ", env!("CARGO_PKG_VERSION"
 /// How a histogram becomes a table.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TableOptions {
-    /// Smoothing of zero and rare counts.
-    pub smoothing: crate::smoothing::Smoothing,
+    /// Smoothing of zero and rare counts; `None`: the parse's default
+    /// ([`Smoothing::for_parse`], resolved by [`TableOptions::for_parse`]).
+    pub smoothing: Option<Smoothing>,
     /// Code all 30 distance symbols, not just 0..=23 (implied by
     /// `constraints.qpl_compatible`: see [`TableOptions::codes_all_distances`]).
     pub all_distances: bool,
@@ -36,7 +38,7 @@ pub struct TableOptions {
 impl Default for TableOptions {
     fn default() -> Self {
         TableOptions {
-            smoothing: crate::smoothing::Smoothing::DEFAULT,
+            smoothing: None,
             all_distances: false,
             constraints: Constraints::default(),
             min_pages: MIN_TRAINING_PAGES,
@@ -49,7 +51,7 @@ impl TableOptions {
     /// smoothing, every distance coded or not, QPL-compatible or not (which
     /// codes every distance too); the rest as by default.
     pub fn new(
-        smoothing: crate::smoothing::Smoothing,
+        smoothing: Option<Smoothing>,
         all_distances: bool,
         qpl_compatible: bool,
     ) -> TableOptions {
@@ -62,6 +64,24 @@ impl TableOptions {
         o
     }
 
+    /// These options for tables trained on `parse`: its default smoothing
+    /// unless one was asked for, and QPL-compatible for a library target
+    /// (that library must load the table unchanged).
+    pub fn for_parse(&self, parse: ParseModel) -> TableOptions {
+        let mut o = *self;
+        o.smoothing = Some(self.smoothing.unwrap_or(Smoothing::for_parse(parse)));
+        if parse.feature().is_some() {
+            o.constraints.qpl_compatible = true;
+        }
+        o
+    }
+
+    /// The smoothing these options use (`None` resolves to the fast
+    /// parse's default; [`TableOptions::for_parse`] resolves it for others).
+    pub fn smoothing(&self) -> Smoothing {
+        self.smoothing.unwrap_or(Smoothing::DEFAULT)
+    }
+
     /// True if every distance symbol gets a code: asked for, or needed for
     /// QPL to load the table unchanged.
     pub fn codes_all_distances(&self) -> bool {
@@ -71,7 +91,7 @@ impl TableOptions {
     /// The training parameters recorded in a table's provenance.
     pub fn provenance_map(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut m = serde_json::Map::new();
-        m.insert("smoothing".into(), self.smoothing.to_string().into());
+        m.insert("smoothing".into(), self.smoothing().to_string().into());
         m.insert("all_distances".into(), self.codes_all_distances().into());
         m.insert("max_code_length".into(), self.constraints.max_len.into());
         m.insert(
@@ -87,7 +107,7 @@ pub fn lengths_from_counts(
     counts: &SymbolCounts,
     opts: &TableOptions,
 ) -> cannery_codec::CodeLengths {
-    let (ll, d) = opts.smoothing.weights(counts, opts.codes_all_distances());
+    let (ll, d) = opts.smoothing().weights(counts, opts.codes_all_distances());
     build_lengths(&ll, &d, &opts.constraints)
 }
 
@@ -101,11 +121,7 @@ pub fn table_from_histogram(
     opts: &TableOptions,
     what: &str,
 ) -> Result<Table, TrainError> {
-    let mut opts = *opts;
-    if h.settings().parse.feature().is_some() {
-        opts.constraints.qpl_compatible = true;
-    }
-    let opts = &opts;
+    let opts = &opts.for_parse(h.settings().parse);
     if h.pages == 0 {
         return Err(if h.same_filled_pages > 0 {
             TrainError::AllSameFilled {
@@ -185,7 +201,7 @@ pub fn evaluate_smoothings(
         .iter()
         .map(|&s| {
             let o = TableOptions {
-                smoothing: s,
+                smoothing: Some(s),
                 ..*opts
             };
             let l = lengths_from_counts(&train.counts, &o);
@@ -241,6 +257,50 @@ mod tests {
         assert_eq!(t.provenance.training["parse"], "fast");
         assert_eq!(t.provenance.generator.as_deref(), Some(GENERATOR));
         assert!(t.provenance.created.is_none());
+    }
+
+    #[test]
+    fn library_targets_default_to_add_one_and_an_asked_smoothing_stays() {
+        // A fast-parse histogram relabelled as another parse: table making
+        // needs only counts, not the library that gathered them.
+        let pages = synthetic_pages(200, 13);
+        let fast = scan("w", &pages, &TrainOptions::default()).unwrap().train;
+        let relabel = |parse: ParseModel| {
+            let mut h = Histogram::zero(crate::histogram::Settings::new(parse));
+            h.pages = fast.pages;
+            h.counts = fast.counts.clone();
+            h
+        };
+        let with = |s: Smoothing| TableOptions {
+            smoothing: Some(s),
+            ..TableOptions::default()
+        };
+        for (parse, default) in [
+            (ParseModel::Fast, Smoothing::DEFAULT),
+            (ParseModel::Default, Smoothing::DEFAULT),
+            (ParseModel::QplDefault, Smoothing::AddOne),
+            (ParseModel::QplHigh, Smoothing::AddOne),
+            (ParseModel::Isal, Smoothing::AddOne),
+        ] {
+            let h = relabel(parse);
+            let t = table_from_histogram(&h, &TableOptions::default(), "w").unwrap();
+            let library = parse.feature().is_some();
+            assert_eq!(t.provenance.training["smoothing"], default.to_string());
+            assert_eq!(t.provenance.training["qpl_compatible"], library);
+            // The same lengths as asking for that smoothing outright.
+            let asked = table_from_histogram(&h, &with(default), "w").unwrap();
+            assert_eq!(t.lengths(), asked.lengths(), "{parse}");
+            // An asked-for smoothing is kept whatever the parse.
+            let other = Smoothing::Uniform { mass: 0.02 };
+            let t = table_from_histogram(&h, &with(other), "w").unwrap();
+            assert_eq!(t.provenance.training["smoothing"], other.to_string());
+        }
+        // The two defaults really differ on these counts.
+        let fast_t =
+            table_from_histogram(&relabel(ParseModel::Fast), &TableOptions::default(), "w");
+        let add_one =
+            table_from_histogram(&relabel(ParseModel::Fast), &with(Smoothing::AddOne), "w");
+        assert_ne!(fast_t.unwrap().lengths(), add_one.unwrap().lengths());
     }
 
     #[test]
@@ -368,7 +428,7 @@ mod tests {
             let mut c = SymbolCounts::default();
             c.litlen.copy_from_slice(&ll);
             c.dist[..24].copy_from_slice(&d);
-            let mut opts = TableOptions { smoothing, all_distances: all_d, ..TableOptions::default() };
+            let mut opts = TableOptions { smoothing: Some(smoothing), all_distances: all_d, ..TableOptions::default() };
             opts.constraints.qpl_compatible = qpl;
             let l = lengths_from_counts(&c, &opts);
             let t = Table::from_lengths(&l.litlen, &l.dist).unwrap();

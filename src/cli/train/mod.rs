@@ -29,9 +29,11 @@ use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
 /// Options shared by the commands that build tables.
 #[derive(Args, Clone, Debug)]
 pub struct TableArgs {
-    /// Smoothing of zero and rare counts: add-one, uniform:MASS or prior:MASS.
-    #[arg(long, default_value_t = Smoothing::DEFAULT)]
-    smoothing: Smoothing,
+    /// Smoothing of zero and rare counts: add-one, uniform:MASS or
+    /// prior:MASS [default: prior:0.005; add-one with --target qpl-default,
+    /// qpl-high or isal, as those libraries do]
+    #[arg(long)]
+    smoothing: Option<Smoothing>,
     /// Tables QPL (and stock ISA-L) load unchanged: every one of the 286 + 30
     /// symbols coded (implies --all-distances), complete codes, and the
     /// longest literal/length + length + distance code (with extra bits)

@@ -78,6 +78,8 @@ pub(super) fn target_matrix(
     for &model in &targets {
         let mut topts = opts.train.clone();
         topts.parse = model;
+        // Every row's table must load into every column's compressor.
+        topts.table = opts.train.table.for_parse(model);
         topts.table.constraints.qpl_compatible = true;
         topts.dictionary_samples = 0;
         topts.cluster_samples = 0;
