@@ -1,5 +1,5 @@
-//! Batch compression: the compression lane (one engine's codec, staged
-//! units and output buffers), [`BatchCompressor`] and its results,
+//! Batch compression: the compression lane (one engine's codec, the call's
+//! loan and output buffers), [`BatchCompressor`] and its results,
 //! [`CompressedBatch`].
 
 use std::fmt;
@@ -7,7 +7,8 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use super::claim::Ticket;
-use super::engine::{Engines, Lane, Staged};
+use super::engine::{Engines, Lane};
+use super::loan::Loan;
 use super::{BatchError, PageCompressor, UnitStatus};
 use crate::constants::PAGE_SIZE;
 
@@ -25,19 +26,19 @@ fn compress_unit<C: PageCompressor>(
 struct CompressLane<C: PageCompressor> {
     codec: C,
     ticket: Ticket,
-    /// Units copied in for a worker.
-    staged: Staged,
+    /// The call's units (workers).
+    loan: Loan,
     /// One output buffer per slot.
     outs: Vec<Vec<u8>>,
     status: Vec<UnitStatus<C::Error>>,
 }
 
 impl<C: PageCompressor> CompressLane<C> {
-    fn new(codec: C, claims: Arc<AtomicU64>, slots: usize, worker: bool) -> Self {
+    fn new(codec: C, claims: Arc<AtomicU64>, slots: usize) -> Self {
         CompressLane {
             codec,
             ticket: Ticket::new(claims, slots),
-            staged: Staged::new(slots, worker),
+            loan: Loan::none(),
             // Room for the encoder to run a little past the limit before it stops.
             outs: (0..slots)
                 .map(|_| Vec::with_capacity(PAGE_SIZE + 1024))
@@ -61,19 +62,23 @@ impl<C: PageCompressor> Lane for CompressLane<C> {
         &self.ticket
     }
 
-    fn reset(&mut self, epoch: u64, base: usize) {
-        self.ticket.reset(epoch, base);
+    fn reset(&mut self, epoch: u64) {
+        self.ticket.reset(epoch);
         self.status.clear();
     }
 
-    fn stage(&mut self, units: &[&[u8]]) {
-        self.staged.stage(units);
+    fn lend(&mut self, loan: Loan) {
+        self.loan = loan;
     }
 
-    fn run_staged(&mut self) {
+    #[allow(unsafe_code)]
+    fn run_claimed(&mut self) {
         while let Some(i) = self.ticket.claim() {
             let slot = self.ticket.done.len();
-            let unit = self.staged.get(i - self.ticket.base);
+            // SAFETY: this lane claimed unit `i` of the call that made the
+            // loan, and that call waits for this lane before it ends
+            // (`Engines::call`).
+            let unit = unsafe { self.loan.unit(i) };
             let s = compress_unit(&mut self.codec, unit, &mut self.outs[slot]);
             self.status.push(s);
             self.ticket.done.push(i as u8);
@@ -101,8 +106,8 @@ impl<C: PageCompressor> BatchCompressor<C> {
     /// here). Codecs beyond `batch_size` are dropped: they would never get
     /// a unit.
     pub fn new(batch_size: usize, codecs: Vec<C>) -> Result<Self, BatchError> {
-        let engines = Engines::new(batch_size, codecs, |codec, claims, worker| {
-            CompressLane::new(codec, claims, batch_size, worker)
+        let engines = Engines::new(batch_size, codecs, |codec, claims| {
+            CompressLane::new(codec, claims, batch_size)
         })?;
         Ok(BatchCompressor { engines })
     }
@@ -126,11 +131,9 @@ impl<C: PageCompressor> BatchCompressor<C> {
         self.engines.reclaim()?;
         let (arr, n) = self.engines.plan.gather(units)?;
         let units = &arr[..n];
-        let mut turn = self.engines.begin(units)?;
-        while let Some(i) = turn.next(&self.engines.claims) {
-            self.engines.local.run_direct(i, units[i]);
-        }
-        self.engines.finish(turn, |_, _| {})?;
+        let loan = Loan::new(units, None);
+        self.engines
+            .call(n, loan, |lane, i| lane.run_direct(i, units[i]), |_, _| {})?;
         Ok(CompressedBatch { owner: self })
     }
 
@@ -260,19 +263,19 @@ mod tests {
     #[test]
     fn a_stale_lane_does_nothing() {
         let claims = Arc::new(AtomicU64::new(0));
-        let mut lane = CompressLane::new(fixed_encoders(1).remove(0), claims.clone(), 4, true);
+        let mut lane = CompressLane::new(fixed_encoders(1).remove(0), claims.clone(), 4);
         let units: [&[u8]; 4] = [b"aaaa", b"bbbb", b"cccc", b"dddd"];
-        lane.reset(7, 1);
-        lane.stage(&units[1..]);
+        lane.reset(7);
+        lane.lend(Loan::new(&units, None));
         // The counter is at a newer call that still has unclaimed units.
         claims.store(opened(8, 4), Ordering::Release);
-        lane.run_staged();
+        lane.run_claimed();
         assert!(lane.ticket.done.is_empty());
         assert!(lane.status.is_empty());
         // Its own call, with unit 0 taken by the caller: it takes every unit
         // left from the top down.
         claims.store(opened(7, 4) + (1 << 8), Ordering::Release);
-        lane.run_staged();
+        lane.run_claimed();
         assert_eq!(lane.ticket.done, [3, 2, 1]);
         assert_eq!(lane.status.len(), 3);
         let mut dec = Decoder::new(Mode::Fixed, Format::Deflate, None).unwrap();

@@ -1,5 +1,6 @@
-//! Batch decompression: the decompression lane (one engine's codec, staged
-//! streams and 4 KiB output slots), [`BatchDecompressor`] and its results,
+//! Batch decompression: the decompression lane (one engine's codec and the
+//! call's loan: its streams and the caller's 4 KiB output slots, which every
+//! engine decodes into in place), [`BatchDecompressor`] and its results,
 //! [`DecompressedBatch`].
 
 use std::fmt;
@@ -7,7 +8,8 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use super::claim::Ticket;
-use super::engine::{Engines, Lane, Staged};
+use super::engine::{Engines, Lane};
+use super::loan::Loan;
 use super::{BatchError, PageDecompressor};
 use crate::constants::PAGE_SIZE;
 
@@ -25,29 +27,33 @@ fn decompress_unit<D: PageDecompressor>(
 struct DecompressLane<D: PageDecompressor> {
     codec: D,
     ticket: Ticket,
-    /// Streams copied in for a worker.
-    staged: Staged,
-    /// 4 KiB output slots (workers only; engine 0 writes to the caller's buffer).
-    output: Vec<u8>,
+    /// The call's streams and output slots.
+    loan: Loan,
     status: Vec<Result<usize, D::Error>>,
 }
 
 impl<D: PageDecompressor> DecompressLane<D> {
-    fn new(codec: D, claims: Arc<AtomicU64>, slots: usize, worker: bool) -> Self {
-        let bytes = if worker { slots * PAGE_SIZE } else { 0 };
+    fn new(codec: D, claims: Arc<AtomicU64>, slots: usize) -> Self {
         DecompressLane {
             codec,
             ticket: Ticket::new(claims, slots),
-            staged: Staged::new(slots, worker),
-            output: vec![0; bytes],
+            loan: Loan::none(),
             status: Vec::with_capacity(slots),
         }
     }
 
-    /// Engine 0's job: decode stream `i` into the caller's `i`-th slot.
+    /// Decodes stream `i` of the call into the caller's `i`-th slot.
+    ///
+    /// # Safety
+    /// This engine claimed unit `i` of the call that made `loan` (or is the
+    /// caller, which took it from the bottom of the counter), and that call
+    /// has not ended.
+    #[allow(unsafe_code)]
     #[inline]
-    fn run_direct(&mut self, i: usize, data: &[u8], out: &mut [u8]) {
-        let slot = &mut out[i * PAGE_SIZE..(i + 1) * PAGE_SIZE];
+    unsafe fn run(&mut self, loan: &Loan, i: usize) {
+        // SAFETY: this function's contract; only the claimer of `i` writes
+        // slot `i`.
+        let (data, slot) = unsafe { (loan.unit(i), loan.out_slot(i)) };
         let r = decompress_unit(&mut self.codec, data, slot);
         self.status.push(r);
         self.ticket.done.push(i as u8);
@@ -59,23 +65,22 @@ impl<D: PageDecompressor> Lane for DecompressLane<D> {
         &self.ticket
     }
 
-    fn reset(&mut self, epoch: u64, base: usize) {
-        self.ticket.reset(epoch, base);
+    fn reset(&mut self, epoch: u64) {
+        self.ticket.reset(epoch);
         self.status.clear();
     }
 
-    fn stage(&mut self, streams: &[&[u8]]) {
-        self.staged.stage(streams);
+    fn lend(&mut self, loan: Loan) {
+        self.loan = loan;
     }
 
-    fn run_staged(&mut self) {
+    #[allow(unsafe_code)]
+    fn run_claimed(&mut self) {
+        let loan = self.loan;
         while let Some(i) = self.ticket.claim() {
-            let slot = self.ticket.done.len();
-            let data = self.staged.get(i - self.ticket.base);
-            let out = &mut self.output[slot * PAGE_SIZE..(slot + 1) * PAGE_SIZE];
-            let r = decompress_unit(&mut self.codec, data, out);
-            self.status.push(r);
-            self.ticket.done.push(i as u8);
+            // SAFETY: claimed under the call's epoch; the call waits for this
+            // lane before it ends (`Engines::call`).
+            unsafe { self.run(&loan, i) };
         }
     }
 }
@@ -98,8 +103,8 @@ impl<D: PageDecompressor> BatchDecompressor<D> {
     /// A batch decompressor with one engine per codec; see
     /// [`BatchCompressor::new`](super::BatchCompressor::new).
     pub fn new(batch_size: usize, codecs: Vec<D>) -> Result<Self, BatchError> {
-        let engines = Engines::new(batch_size, codecs, |codec, claims, worker| {
-            DecompressLane::new(codec, claims, batch_size, worker)
+        let engines = Engines::new(batch_size, codecs, |codec, claims| {
+            DecompressLane::new(codec, claims, batch_size)
         })?;
         Ok(BatchDecompressor { engines })
     }
@@ -134,20 +139,18 @@ impl<D: PageDecompressor> BatchDecompressor<D> {
             });
         }
         let streams = &arr[..n];
-        let mut turn = self.engines.begin(streams)?;
-        while let Some(i) = turn.next(&self.engines.claims) {
-            self.engines.local.run_direct(i, streams[i], out);
-        }
-        self.engines.finish(turn, |_, lane| {
-            // Copy the worker's pages into the caller's slots.
-            for (slot, &i) in lane.ticket.done.iter().enumerate() {
-                if let Ok(len) = lane.status[slot] {
-                    let dst = i as usize * PAGE_SIZE;
-                    let src = slot * PAGE_SIZE;
-                    out[dst..dst + len].copy_from_slice(&lane.output[src..src + len]);
-                }
-            }
-        })?;
+        // Every engine, the caller too, writes its slots through the loan;
+        // `out` is not touched again until the call has ended.
+        let loan = Loan::new(streams, Some(out));
+        self.engines.call(
+            n,
+            loan,
+            // SAFETY: the caller claimed `i` from the bottom of the counter
+            // during the call that made the loan.
+            #[allow(unsafe_code)]
+            |lane, i| unsafe { lane.run(&loan, i) },
+            |_, _| {},
+        )?;
         Ok(DecompressedBatch { owner: self })
     }
 }
@@ -193,5 +196,87 @@ impl<'a, D: PageDecompressor> DecompressedBatch<'a, D> {
     /// True if every stream decoded.
     pub fn all_ok(&self) -> bool {
         self.iter().all(|r| r.is_ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::claim::opened;
+    use std::sync::atomic::Ordering;
+
+    /// Copies a stream into its slot: a codec small enough for Miri, which
+    /// checks the loan's reads and writes across threads.
+    struct Copy;
+
+    impl PageDecompressor for Copy {
+        type Error = String;
+        fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, String> {
+            if data.first() == Some(&0xEE) {
+                return Err("bad stream".into());
+            }
+            out[..data.len()].copy_from_slice(data);
+            Ok(data.len())
+        }
+    }
+
+    fn streams(n: usize, seed: u8) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| vec![seed.wrapping_add(i as u8); 1 + (i * 37 + seed as usize) % 64])
+            .collect()
+    }
+
+    #[test]
+    fn every_engine_decodes_into_the_callers_slots() {
+        for engines in [1, 2, 3] {
+            let mut b = BatchDecompressor::new(8, (0..engines).map(|_| Copy).collect()).unwrap();
+            let mut out = vec![0u8; 8 * PAGE_SIZE];
+            for round in 0..if cfg!(miri) { 6 } else { 200 } {
+                let n = 1 + round % 8;
+                let mut s = streams(n, round as u8);
+                if round % 5 == 4 {
+                    s[n / 2][0] = 0xEE;
+                }
+                let r = b.decompress(s.iter().map(|x| &x[..]), &mut out).unwrap();
+                assert_eq!(r.len(), n);
+                for (i, x) in s.iter().enumerate() {
+                    if x[0] == 0xEE {
+                        assert_eq!(r.status(i), Err(&"bad stream".to_string()));
+                    } else {
+                        assert_eq!(r.status(i), Ok(x.len()), "round {round} stream {i}");
+                        assert_eq!(&out[i * PAGE_SIZE..i * PAGE_SIZE + x.len()], &x[..]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_stale_lane_touches_nothing() {
+        let claims = Arc::new(AtomicU64::new(0));
+        let mut lane = DecompressLane::new(Copy, claims.clone(), 4);
+        let s = streams(4, 9);
+        let units: Vec<&[u8]> = s.iter().map(|x| &x[..]).collect();
+        let mut out = vec![0u8; 4 * PAGE_SIZE];
+        lane.reset(7);
+        lane.lend(Loan::new(&units, Some(&mut out)));
+        // A newer call: nothing claimed, nothing written.
+        claims.store(opened(8, 4), Ordering::Release);
+        lane.run_claimed();
+        assert!(lane.ticket.done.is_empty());
+        // A closed counter (a call draining): the same.
+        claims.store(opened(7, 0), Ordering::Release);
+        lane.run_claimed();
+        assert!(lane.ticket.done.is_empty());
+        assert!(out.iter().all(|&b| b == 0));
+        // Its own call, unit 0 taken by the caller: the rest, top down, in
+        // their own slots.
+        claims.store(opened(7, 4) + (1 << 8), Ordering::Release);
+        lane.run_claimed();
+        assert_eq!(lane.ticket.done, [3, 2, 1]);
+        assert!(out[..PAGE_SIZE].iter().all(|&b| b == 0));
+        for i in 1..4 {
+            assert_eq!(&out[i * PAGE_SIZE..i * PAGE_SIZE + s[i].len()], &s[i][..]);
+        }
     }
 }

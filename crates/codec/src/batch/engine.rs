@@ -26,8 +26,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::claim::{opened, Ticket, Turn, EPOCH_MASK};
+use super::loan::Loan;
 use super::{BatchError, MAX_BATCH_SIZE};
-use crate::constants::PAGE_SIZE;
 
 /// How long a worker keeps polling for its next lane after it has returned
 /// one, before it parks. The next batch of a back-to-back run (the zswap
@@ -55,13 +55,13 @@ const SPINS_PER_POLL: usize = 4;
 pub(super) trait Lane: Send + 'static {
     fn ticket(&self) -> &Ticket;
     /// Forgets the last call's results: the lane now belongs to batch
-    /// `epoch`, holding its units from `base` on.
-    fn reset(&mut self, epoch: u64, base: usize);
-    /// Copies units `base..` of the batch in (worker lanes): `units` is
-    /// that tail.
-    fn stage(&mut self, units: &[&[u8]]);
-    /// A worker's job: claims staged units and does them until none is left.
-    fn run_staged(&mut self);
+    /// `epoch`.
+    fn reset(&mut self, epoch: u64);
+    /// Takes the call's loan (worker lanes): its units and output slots.
+    fn lend(&mut self, loan: Loan);
+    /// A worker's job: claims units of the call and does them until none
+    /// is left.
+    fn run_claimed(&mut self);
 }
 
 /// The worker thread's loop: takes a lane, does its units, hands it back,
@@ -76,7 +76,7 @@ fn worker_loop<L: Lane>(rx: Receiver<Box<L>>, tx: SyncSender<Box<L>>) {
     loop {
         match rx.try_recv() {
             Ok(mut lane) => {
-                lane.run_staged();
+                lane.run_claimed();
                 if tx.send(lane).is_err() {
                     return;
                 }
@@ -292,24 +292,20 @@ fn record<L: Lane>(
 }
 
 impl<L: Lane> Engines<L> {
-    /// One engine per codec, capped by the batch size; `lane` builds a lane
-    /// (true: for a worker).
+    /// One engine per codec, capped by the batch size; `lane` builds a lane.
     pub(super) fn new<C>(
         batch_size: usize,
         codecs: Vec<C>,
-        lane: impl Fn(C, Arc<AtomicU64>, bool) -> L,
+        lane: impl Fn(C, Arc<AtomicU64>) -> L,
     ) -> Result<Engines<L>, BatchError> {
         let (plan, engines) = Plan::new(batch_size, codecs.len())?;
         let claims = Arc::new(AtomicU64::new(0));
         let mut codecs = codecs.into_iter().take(engines);
         let first = codecs.next().ok_or(BatchError::NoEngines)?;
-        let local = lane(first, claims.clone(), false);
+        let local = lane(first, claims.clone());
         let mut workers = Vec::with_capacity(engines - 1);
         for (k, codec) in codecs.enumerate() {
-            workers.push(WorkerHandle::spawn(
-                k + 1,
-                lane(codec, claims.clone(), true),
-            )?);
+            workers.push(WorkerHandle::spawn(k + 1, lane(codec, claims.clone()))?);
         }
         Ok(Engines {
             plan,
@@ -345,44 +341,74 @@ impl<L: Lane> Engines<L> {
         Ok(())
     }
 
-    /// Starts a call: a single unit, or no worker at home, stays with the
-    /// caller; otherwise a new epoch opens the claim counter and every
-    /// worker at home (at most one per unit it could take) gets copies of
-    /// the units from `base` on, half the caller's fair share: the caller
-    /// claims from the bottom, so the workers are short of units only if
-    /// the caller does less than half its share meanwhile.
-    pub(super) fn begin(&mut self, units: &[&[u8]]) -> Result<Turn, BatchError> {
-        let n = units.len();
+    /// One call: hands the loan to the workers at home, lets the caller
+    /// claim units from the bottom and do each with `mine` (its lane and
+    /// the unit's index), then waits for the lanes holding the units
+    /// workers claimed, passing each to `collected` with its engine number.
+    ///
+    /// The loan's soundness rests here: whether the call returns, fails or
+    /// unwinds from a panic in `mine`, no lane that may hold a claimed unit
+    /// is still away when this returns ([`Engines::drain`]).
+    pub(super) fn call(
+        &mut self,
+        n: usize,
+        loan: Loan,
+        mut mine: impl FnMut(&mut L, usize),
+        collected: impl FnMut(usize, &L),
+    ) -> Result<(), BatchError> {
+        let mut turn = self.begin(n, loan)?;
+        let claims = &self.claims;
+        let local = &mut self.local;
+        let caller = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            while let Some(i) = turn.next(claims) {
+                mine(local, i);
+            }
+        }));
+        if let Err(panic) = caller {
+            self.drain();
+            std::panic::resume_unwind(panic);
+        }
+        self.finish(turn, collected)
+    }
+
+    /// Starts a call of `n` units: a single unit, or no worker at home,
+    /// stays with the caller; otherwise a new epoch opens the claim counter
+    /// and every worker at home (at most one per unit beyond the caller's
+    /// first) gets the loan. On a failed hand-off the lanes already handed
+    /// out are waited for before the error returns.
+    fn begin(&mut self, n: usize, loan: Loan) -> Result<Turn, BatchError> {
         self.plan.len = 0;
         self.out = 0;
-        let mut turn = Turn {
-            shared: false,
+        let shared = n > 1 && self.workers.iter().any(|w| w.lane.is_some());
+        if shared {
+            self.epoch = (self.epoch + 1) & EPOCH_MASK;
+            self.claims.store(opened(self.epoch, n), Ordering::Release);
+        }
+        self.local.reset(self.epoch);
+        let turn = Turn {
+            shared,
             epoch: self.epoch,
             n,
             next: 0,
         };
-        self.local.reset(self.epoch, 0);
-        if n <= 1 || self.workers.iter().all(|w| w.lane.is_none()) {
+        if !shared {
             return Ok(turn);
         }
-        self.epoch = (self.epoch + 1) & EPOCH_MASK;
-        self.claims.store(opened(self.epoch, n), Ordering::Release);
-        turn.shared = true;
-        turn.epoch = self.epoch;
-        let base = (n / (2 * self.count())).max(1);
         let mut helpers = 0;
         for k in 0..self.workers.len() {
-            if helpers == n - base {
+            if helpers == n - 1 {
                 break;
             }
             let w = &mut self.workers[k];
             let Some(lane) = w.lane.as_mut() else {
                 continue;
             };
-            lane.reset(self.epoch, base);
-            lane.stage(&units[base..]);
+            lane.reset(self.epoch);
+            lane.lend(loan);
             if !w.send() {
-                return Err(self.lose(k + 1));
+                let e = self.lose(k + 1);
+                self.drain();
+                return Err(e);
             }
             self.out |= 1 << k;
             helpers += 1;
@@ -394,7 +420,9 @@ impl<L: Lane> Engines<L> {
     /// caller's units, then waits for the lanes holding the units workers
     /// claimed (and only those), passing each to `collected` with its
     /// engine number. If the caller did every unit, nothing is waited for.
-    pub(super) fn finish(
+    /// If a worker died, the other lanes still away are waited for before
+    /// the error returns.
+    fn finish(
         &mut self,
         turn: Turn,
         mut collected: impl FnMut(usize, &L),
@@ -427,6 +455,7 @@ impl<L: Lane> Engines<L> {
                     }
                     Err(TryRecvError::Empty) => {}
                     Err(TryRecvError::Disconnected) => {
+                        *out &= !(1 << k);
                         lost = Some(k + 1);
                         break 'wait;
                     }
@@ -444,11 +473,11 @@ impl<L: Lane> Engines<L> {
             } else if out.count_ones() == 1 {
                 // The one worker still out holds every missing unit: block.
                 let k = out.trailing_zeros() as usize;
+                *out = 0;
                 match workers[k].back.recv() {
                     Ok(lane) => {
                         missing -= record(plan, turn.epoch, k + 1, &*lane, &mut collected);
                         workers[k].lane = Some(lane);
-                        *out = 0;
                     }
                     Err(_) => {
                         lost = Some(k + 1);
@@ -460,11 +489,29 @@ impl<L: Lane> Engines<L> {
             }
         }
         if let Some(e) = lost {
-            return Err(self.lose(e));
+            let e = self.lose(e);
+            self.drain();
+            return Err(e);
         }
         debug_assert_eq!(missing, 0);
         self.plan.len = n;
         Ok(())
+    }
+
+    /// Closes the claim counter and waits for every lane handed out in this
+    /// call (a dead worker's channel reports it at once): afterwards no
+    /// lane can touch the call's loan. For the error and panic paths only;
+    /// results are not recorded.
+    fn drain(&mut self) {
+        self.claims.store(opened(self.epoch, 0), Ordering::Release);
+        for k in 0..self.workers.len() {
+            if self.out & (1 << k) != 0 {
+                if let Ok(lane) = self.workers[k].back.recv() {
+                    self.workers[k].lane = Some(lane);
+                }
+            }
+        }
+        self.out = 0;
     }
 
     pub(super) fn lane(&self, engine: usize) -> &L {
@@ -476,40 +523,5 @@ impl<L: Lane> Engines<L> {
                 .as_ref()
                 .expect("lanes that did units of the last call are home")
         }
-    }
-}
-
-/// Units (or streams) copied in for a worker, back to back, with the
-/// (offset, length) of each: both lane kinds stage their input this way.
-pub(super) struct Staged {
-    bytes: Vec<u8>,
-    spans: Vec<(usize, usize)>,
-}
-
-impl Staged {
-    /// Room for `slots` units of up to 4 KiB (none for engine 0, which works
-    /// on the caller's slices).
-    pub(super) fn new(slots: usize, worker: bool) -> Staged {
-        let slots = if worker { slots } else { 0 };
-        Staged {
-            bytes: Vec::with_capacity(slots * PAGE_SIZE),
-            spans: Vec::with_capacity(slots),
-        }
-    }
-
-    /// Copies `units` in, replacing what was staged.
-    pub(super) fn stage(&mut self, units: &[&[u8]]) {
-        self.bytes.clear();
-        self.spans.clear();
-        for u in units {
-            self.spans.push((self.bytes.len(), u.len()));
-            self.bytes.extend_from_slice(u);
-        }
-    }
-
-    /// The `k`-th staged unit.
-    pub(super) fn get(&self, k: usize) -> &[u8] {
-        let (at, len) = self.spans[k];
-        &self.bytes[at..at + len]
     }
 }

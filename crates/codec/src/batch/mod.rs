@@ -17,9 +17,11 @@
 //! does which unit of a call); `engine.rs` the engines of one direction (the
 //! worker threads, the hand-off of lanes, the waiting, the owner map);
 //! `compress.rs` and `decompress.rs` the two directions' lanes and public
-//! batch objects. Work is split dynamically by claiming: the caller takes
-//! units from the bottom of a shared counter, workers from the top, from
-//! copies.
+//! batch objects; `loan.rs` the call's units and output slots as the
+//! workers see them (raw pointers: the module's only `unsafe`). Work is
+//! split dynamically by claiming: the caller takes units from the bottom of
+//! a shared counter, workers from the top; every engine reads the caller's
+//! units and writes the caller's output slots in place, no copies.
 //!
 //! Words: an *engine* is one of the executors of a batch object (engine 0 is
 //! the calling thread, engine `k + 1` the worker thread `k`); a *lane* is an
@@ -33,10 +35,10 @@
 //! If a worker's codec panics, the worker thread dies and the call (or the
 //! next one) returns [`BatchError::EngineLost`]; from then on the batch
 //! object only returns that error. If engine 0's codec panics, the panic
-//! reaches the caller.
+//! reaches the caller, once the workers' lanes are back (so no worker still
+//! uses the caller's memory).
 //!
-//! No allocation per unit in steady state: every buffer (staging, outputs,
-//! statuses, the channel slots of `sync_channel(1)`) is allocated in `new`
+//! No allocation per unit in steady state: every buffer (outputs, statuses, the channel slots of `sync_channel(1)`) is allocated in `new`
 //! with room for a full batch and reused; the units of a call are gathered in
 //! an array on the stack. Only a codec that allocates on its own (dynamic
 //! mode builds a table per page; some peer libraries return fresh vectors),
@@ -60,6 +62,7 @@ mod claim;
 mod compress;
 mod decompress;
 mod engine;
+mod loan;
 
 pub use compress::{BatchCompressor, CompressedBatch};
 pub use decompress::{BatchDecompressor, DecompressedBatch};
