@@ -1,8 +1,9 @@
 //! Hash-chain match finding: the Fast (greedy) and Default (lazy) parses.
 //!
 //! Each hash of 3 bytes heads a chain of the earlier positions with that
-//! hash, newest first (`head`, `prev`); a search walks a bounded number of
-//! links and keeps the first longest match. Best does not use the chains
+//! hash, newest first (`head`, `prev`, both holding links: positions + 1);
+//! a search walks a bounded number of links and keeps the first longest
+//! match. Best does not use the chains
 //! (see `bt.rs`), only the hash.
 
 use super::{
@@ -34,19 +35,19 @@ impl MatchFinder {
     #[inline]
     fn insert(&mut self, i: usize, h: usize) {
         // `i < PAGE_SIZE`: the mask only spares the bounds check.
-        self.prev[i & (PAGE_SIZE - 1)] = self.head[h];
+        self.prev[(i & (PAGE_SIZE - 1)) + 1] = self.head[h];
         self.head[h] = (i + 1) as u16;
     }
 
     /// Adds positions `from..end` (each with 3 bytes in the page) to their
-    /// chains, in order.
+    /// chains, in order (none if `from >= end`).
     #[inline]
     fn insert_run(&mut self, from: usize, end: usize) {
         let mut k = from;
         // Four at a time: one bounds check for the bytes, one for the links.
         while k + 4 <= end {
             let bytes = &self.buf[k..k + 7];
-            let prev = &mut self.prev[k..k + 4];
+            let prev = &mut self.prev[k + 1..k + 5];
             for (s, p) in prev.iter_mut().enumerate() {
                 let h = hash3(u32::from_le_bytes(
                     bytes[s..s + 4].try_into().expect("4 bytes"),
@@ -64,18 +65,9 @@ impl MatchFinder {
                 let h = hash3(u32::from_le_bytes(
                     bytes[s..s + 4].try_into().expect("4 bytes"),
                 ));
-                self.prev[(k + s) & (PAGE_SIZE - 1)] = self.head[h];
+                self.prev[((k + s) & (PAGE_SIZE - 1)) + 1] = self.head[h];
                 self.head[h] = (k + s + 1) as u16;
             }
-        }
-    }
-
-    /// Adds position `i` to its chain if 3 bytes start there.
-    #[inline]
-    fn insert_at(&mut self, i: usize) {
-        if i + MIN_MATCH <= self.len {
-            let h = self.hash(i);
-            self.insert(i, h);
         }
     }
 
@@ -133,7 +125,9 @@ impl MatchFinder {
                     key = self.load4(i + off);
                 }
             }
-            link = self.prev[j & (PAGE_SIZE - 1)];
+            // The next link comes from this one alone: one load per link on
+            // the walk's dependent path.
+            link = self.prev[link as usize];
             left -= 1;
             if link == NIL || left == 0 {
                 break;
@@ -165,12 +159,13 @@ impl MatchFinder {
         let last = (n.min(PAGE_SIZE) + 1).saturating_sub(MIN_MATCH);
         // Every position goes into its chain first, in one pass without
         // data-dependent branches. The walk at `i` starts at `prev[i]`,
-        // which links only earlier positions, newest first: the same chain
+        // (link i + 1), which links only earlier positions, newest first: the
+        // same chain
         // inserting while parsing builds, so the same tokens.
         self.insert_run(0, last);
         let mut i = 0;
         while i < last {
-            let link = self.prev[i];
+            let link = self.prev[i + 1];
             // An empty chain (common) is a literal: no walk to set up.
             if link != NIL {
                 let (len, dist) = self.longest(i, link, &s);
@@ -194,6 +189,8 @@ impl MatchFinder {
     /// position has a longer one.
     pub(super) fn parse_lazy<S: TokenSink>(&mut self, sink: &mut S) {
         let s = DEFAULT;
+        // Positions below `last` have the 3 bytes a match needs.
+        let last = (self.len + 1).saturating_sub(MIN_MATCH);
         let mut i = 0;
         let mut cur = self.find_and_insert(0, &s);
         while i < self.len {
@@ -218,9 +215,7 @@ impl MatchFinder {
             sink.copy(cur.0 as u16, cur.1 as u16);
             // i + 1 was inserted while looking ahead, unless the match was nice.
             let first = if cur.0 < s.nice { i + 2 } else { i + 1 };
-            for k in first..i + cur.0 {
-                self.insert_at(k);
-            }
+            self.insert_run(first, (i + cur.0).min(last));
             i += cur.0;
             cur = self.find_and_insert(i, &s);
         }
@@ -278,6 +273,92 @@ mod tests {
         toks
     }
 
+    /// The Default parse as its definition reads: every earlier position in
+    /// the chains before a search, the 64 most recent earlier positions with
+    /// the same hash tried, newest first, the first longest match kept, stop
+    /// at 128 bytes; a match is taken unless the next position has a longer
+    /// one (then a literal goes out and that match is the candidate).
+    fn reference_default(page: &[u8]) -> Vec<Token> {
+        let mut buf = page.to_vec();
+        buf.extend_from_slice(&[0; 4]);
+        let hash = |i: usize| hash3(u32::from_le_bytes(buf[i..i + 4].try_into().unwrap()));
+        let n = page.len();
+        let mut seen: Vec<Vec<usize>> = vec![Vec::new(); HASH_SIZE];
+        let mut inserted = 0;
+        let mut search = |i: usize| {
+            if i + MIN_MATCH > n {
+                return (0, 0);
+            }
+            while inserted < i {
+                seen[hash(inserted)].push(inserted);
+                inserted += 1;
+            }
+            let max = (n - i).min(MAX_MATCH);
+            let mut best = (0, 0);
+            for &j in seen[hash(i)].iter().rev().take(DEFAULT_CHAIN_DEPTH) {
+                let m = (0..max).take_while(|&k| page[j + k] == page[i + k]).count();
+                if m >= MIN_MATCH && m > best.0 {
+                    best = (m, i - j);
+                    if m >= DEFAULT_NICE.min(max) {
+                        break;
+                    }
+                }
+            }
+            best
+        };
+        let mut toks = Vec::new();
+        let mut i = 0;
+        let mut cur = search(0);
+        while i < n {
+            if cur.0 >= MIN_MATCH {
+                let next = if cur.0 < DEFAULT_NICE {
+                    search(i + 1)
+                } else {
+                    (0, 0)
+                };
+                if next.0 <= cur.0 {
+                    toks.push(Token::Match {
+                        length: cur.0 as u16,
+                        distance: cur.1 as u16,
+                    });
+                    i += cur.0;
+                    cur = search(i);
+                    continue;
+                }
+                toks.push(Token::Literal(page[i]));
+                i += 1;
+                cur = next;
+                continue;
+            }
+            toks.push(Token::Literal(page[i]));
+            i += 1;
+            cur = search(i);
+        }
+        toks
+    }
+
+    /// The tokens of the Default parse of `page`.
+    fn default_tokens(page: &[u8]) -> Vec<Token> {
+        let mut toks = Vec::new();
+        MatchFinder::new().parse(page, Level::Default, None, &mut toks);
+        toks
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "whole pages are too slow under Miri")]
+    fn default_parse_equals_its_definition_on_runs() {
+        let mut page = Vec::new();
+        for period in [1usize, 2, 3, 7, 8, 40, 300] {
+            let unit: Vec<u8> = (0..period).map(|k| (k * 37 % 251) as u8).collect();
+            page.extend(unit.iter().cycle().take(period * 70 + 50));
+            page.extend_from_slice(b"xyz");
+        }
+        page.truncate(PAGE_SIZE);
+        assert_eq!(default_tokens(&page), reference_default(&page));
+        let zeros = [0u8; PAGE_SIZE];
+        assert_eq!(default_tokens(&zeros), reference_default(&zeros));
+    }
+
     #[test]
     #[cfg_attr(miri, ignore = "whole pages are too slow under Miri")]
     fn fast_parse_equals_its_definition_on_runs() {
@@ -316,6 +397,23 @@ mod tests {
             page in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), 0u8..4, any::<u8>()], 0..4096)
         ) {
             prop_assert_eq!(fast_tokens(&page), reference_fast(&page));
+        }
+
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn default_parse_equals_its_definition_on_structured_pages(
+            pieces in proptest::collection::vec((0u8..3, 1usize..20, 1usize..400, any::<u64>()), 1..40)
+        ) {
+            let page = structured_page(&pieces);
+            prop_assert_eq!(default_tokens(&page), reference_default(&page));
+        }
+
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn default_parse_equals_its_definition(
+            page in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), 0u8..4, any::<u8>()], 0..4096)
+        ) {
+            prop_assert_eq!(default_tokens(&page), reference_default(&page));
         }
 
     }

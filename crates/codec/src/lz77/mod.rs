@@ -188,7 +188,11 @@ pub struct MatchFinder {
     /// Bytes of `buf` that are the page.
     len: usize,
     head: Box<[u16; HASH_SIZE]>,
-    prev: Box<[u16; PAGE_SIZE]>,
+    /// Chain links by link: `prev[l]` follows link `l` (position `l - 1`)
+    /// in its chain. Indexed by the link itself, so a chain walk loads the
+    /// next link straight from the last one (no `- 1` on the dependent
+    /// path); `prev[0]` is unused.
+    prev: Box<[u16; PAGE_SIZE + 1]>,
     /// Best-level scratch: cost to reach each position, and how.
     cost: Vec<u32>,
     step: Vec<(u16, u16)>,
@@ -219,7 +223,7 @@ impl MatchFinder {
             buf: Box::new([0; BUF_LEN]),
             len: 0,
             head: Box::new([NIL; HASH_SIZE]),
-            prev: Box::new([NIL; PAGE_SIZE]),
+            prev: Box::new([NIL; PAGE_SIZE + 1]),
             cost: Vec::new(),
             step: Vec::new(),
             candidates: Vec::new(),
