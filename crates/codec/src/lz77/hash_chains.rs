@@ -12,6 +12,27 @@ use super::{
 };
 use crate::constants::{MAX_MATCH, MIN_MATCH, PAGE_SIZE};
 
+/// A search in progress at `i`: its limits, its cheap reject and its best
+/// match so far.
+///
+/// The cheap reject is one load: bytes a longer match must share with `i`.
+/// Before any match, the first three (at `off` 0, masked); after a match of
+/// n bytes, the four ending at byte n, the one that would extend it. (A
+/// candidate passing with different first bytes only costs a compare: its
+/// common length is below n.)
+struct Probe {
+    i: usize,
+    /// Longest match possible at `i`.
+    max: usize,
+    /// The length that ends the search.
+    nice: usize,
+    off: usize,
+    mask: u32,
+    key: u32,
+    /// (length, distance) of the first longest match so far.
+    best: (usize, usize),
+}
+
 /// Chain depth and the length at which a match is good enough to stop looking.
 struct Search {
     max_chain: usize,
@@ -31,42 +52,48 @@ const DEFAULT: Search = Search {
 };
 
 impl MatchFinder {
-    /// Adds position `i` (with hash `h`) to its chain.
+    /// Adds position `i` (with hash `h`) to its chain; with `WIDE` (the
+    /// Default parse, whose long walks take four links a step) also the
+    /// three links after the next one.
     #[inline]
-    fn insert(&mut self, i: usize, h: usize) {
+    fn insert<const WIDE: bool>(&mut self, i: usize, h: usize) {
+        let next = self.head[h];
+        // The links after `next` are the low three of its own entry (0 for
+        // NIL).
+        let after = if WIDE {
+            self.prev[next as usize] << 16
+        } else {
+            0
+        };
         // `i < PAGE_SIZE`: the mask only spares the bounds check.
-        self.prev[(i & (PAGE_SIZE - 1)) + 1] = self.head[h];
+        self.prev[(i & (PAGE_SIZE - 1)) + 1] = u64::from(next) | after;
         self.head[h] = (i + 1) as u16;
     }
 
     /// Adds positions `from..end` (each with 3 bytes in the page) to their
     /// chains, in order (none if `from >= end`).
     #[inline]
-    fn insert_run(&mut self, from: usize, end: usize) {
+    fn insert_run<const WIDE: bool>(&mut self, from: usize, end: usize) {
         let mut k = from;
-        // Four at a time: one bounds check for the bytes, one for the links.
+        // Four at a time: one bounds check for the bytes.
         while k + 4 <= end {
-            let bytes = &self.buf[k..k + 7];
-            let prev = &mut self.prev[k + 1..k + 5];
-            for (s, p) in prev.iter_mut().enumerate() {
+            let bytes: [u8; 7] = self.buf[k..k + 7].try_into().expect("7 bytes");
+            for s in 0..4 {
                 let h = hash3(u32::from_le_bytes(
                     bytes[s..s + 4].try_into().expect("4 bytes"),
                 ));
-                *p = self.head[h];
-                self.head[h] = (k + s + 1) as u16;
+                self.insert::<WIDE>(k + s, h);
             }
             k += 4;
         }
-        // The rest (at most 3) without a loop. (The mask below only spares
-        // a bounds check: k + s < end <= PAGE_SIZE.)
-        let bytes = &self.buf[k..k + 6];
+        // The rest (at most 3) without a loop.
+        let bytes: [u8; 6] = self.buf[k..k + 6].try_into().expect("6 bytes");
         for s in 0..3 {
             if k + s < end {
                 let h = hash3(u32::from_le_bytes(
                     bytes[s..s + 4].try_into().expect("4 bytes"),
                 ));
-                self.prev[((k + s) & (PAGE_SIZE - 1)) + 1] = self.head[h];
-                self.head[h] = (k + s + 1) as u16;
+                self.insert::<WIDE>(k + s, h);
             }
         }
     }
@@ -89,51 +116,98 @@ impl MatchFinder {
 
     /// Longest match at `i` along the chain starting at `link` (the chain of
     /// `i`'s hash before `i` is inserted). Returns (length, distance), length
-    /// 0 if none reaches 3.
+    /// 0 if none reaches 3. With `WIDE`, the chains must have been built
+    /// with pairs.
     #[inline]
-    fn longest(&self, i: usize, mut link: u16, s: &Search) -> (usize, usize) {
+    fn longest<const WIDE: bool>(&self, i: usize, mut link: u16, s: &Search) -> (usize, usize) {
         let max = (self.len - i).min(MAX_MATCH);
         if max < MIN_MATCH {
             return (0, 0);
         }
-        let nice = s.nice.min(max);
-        // Cheap reject, one load: bytes a longer match must share with `i`.
-        // Before any match, the first three (at `off` 0, masked); after a
-        // match of n bytes, the four ending at byte n, the one that would
-        // extend it. (A candidate passing with different first bytes only
-        // costs a compare: its common length is below n.)
-        let mut off = 0;
-        let mut mask = 0x00ff_ffff;
-        let mut key = self.load4(i) & mask;
-        let mut best = (0, 0);
+        let mut p = Probe {
+            i,
+            max,
+            nice: s.nice.min(max),
+            off: 0,
+            mask: 0x00ff_ffff,
+            key: self.load4(i) & 0x00ff_ffff,
+            best: (0, 0),
+        };
         if link == NIL {
-            return best;
+            return p.best;
         }
         let mut left = s.max_chain;
-        loop {
-            let j = link as usize - 1;
-            if self.load4(j + off) & mask == key {
-                let n = self.common_len(j, i, max);
-                if n > best.0 {
-                    // n >= 3: the first three bytes matched.
-                    best = (n, i - j);
-                    if n >= nice {
-                        break;
-                    }
-                    off = n - MIN_MATCH;
-                    mask = u32::MAX;
-                    key = self.load4(i + off);
+        if !WIDE {
+            loop {
+                if self.try_candidate(link, &mut p) {
+                    break;
+                }
+                link = (self.prev[link as usize] & 0xffff) as u16;
+                left -= 1;
+                if link == NIL || left == 0 {
+                    break;
                 }
             }
-            // The next link comes from this one alone: one load per link on
-            // the walk's dependent path.
-            link = self.prev[link as usize];
-            left -= 1;
-            if link == NIL || left == 0 {
+            return p.best;
+        }
+        // Four links per step, all loaded from the last one (the depth is a
+        // multiple of four, so only the fourth can use up the count). The
+        // four cheap rejects are tested together first: most groups have no
+        // candidate left, and go by without a walk through them one by one.
+        loop {
+            let links = self.prev[link as usize];
+            let group = [
+                link,
+                links as u16,
+                (links >> 16) as u16,
+                (links >> 32) as u16,
+            ];
+            let next = (links >> 48) as u16;
+            if group.iter().fold(false, |any, &l| any | self.passes(l, &p)) {
+                // Links after a NIL are NIL: the chain ended in the group.
+                for l in group {
+                    if l == NIL || self.try_candidate(l, &mut p) {
+                        return p.best;
+                    }
+                }
+            }
+            left -= 4;
+            if next == NIL || left == 0 {
                 break;
             }
+            link = next;
         }
-        best
+        p.best
+    }
+
+    /// Whether the candidate at `link` passes `p`'s cheap reject (false for
+    /// NIL).
+    #[inline(always)]
+    fn passes(&self, link: u16, p: &Probe) -> bool {
+        // (link - 1 + off, wrapping: the mask in `load4` makes it exact.)
+        let at = (link as usize).wrapping_add(p.off.wrapping_sub(1));
+        (self.load4(at) & p.mask == p.key) & (link != NIL)
+    }
+
+    /// Tries the candidate at `link` (not NIL) for `p`; true once the match
+    /// is nice.
+    #[inline(always)]
+    fn try_candidate(&self, link: u16, p: &mut Probe) -> bool {
+        let j = link as usize - 1;
+        if self.load4(j + p.off) & p.mask == p.key {
+            let n = self.common_len(j, p.i, p.max);
+            if n > p.best.0 {
+                // n >= 3: the first three bytes matched.
+                p.best = (n, p.i - j);
+                if n >= p.nice {
+                    return true;
+                }
+                p.off = n - MIN_MATCH;
+                p.mask = u32::MAX;
+                p.key = self.load4(p.i + p.off);
+            }
+        }
+        false
     }
 
     /// Longest match at `i`, inserting `i` into its chain.
@@ -144,8 +218,8 @@ impl MatchFinder {
         }
         let h = self.hash(i);
         let link = self.head[h];
-        self.insert(i, h);
-        self.longest(i, link, s)
+        self.insert::<true>(i, h);
+        self.longest::<true>(i, link, s)
     }
 
     /// Fast level: greedy, each position's hash chain walked at most
@@ -162,13 +236,13 @@ impl MatchFinder {
         // (link i + 1), which links only earlier positions, newest first: the
         // same chain
         // inserting while parsing builds, so the same tokens.
-        self.insert_run(0, last);
+        self.insert_run::<false>(0, last);
         let mut i = 0;
         while i < last {
-            let link = self.prev[i + 1];
+            let link = (self.prev[i + 1] & 0xffff) as u16;
             // An empty chain (common) is a literal: no walk to set up.
             if link != NIL {
-                let (len, dist) = self.longest(i, link, &s);
+                let (len, dist) = self.longest::<false>(i, link, &s);
                 if len >= MIN_MATCH {
                     sink.copy(len as u16, dist as u16);
                     i += len;
@@ -215,7 +289,7 @@ impl MatchFinder {
             sink.copy(cur.0 as u16, cur.1 as u16);
             // i + 1 was inserted while looking ahead, unless the match was nice.
             let first = if cur.0 < s.nice { i + 2 } else { i + 1 };
-            self.insert_run(first, (i + cur.0).min(last));
+            self.insert_run::<true>(first, (i + cur.0).min(last));
             i += cur.0;
             cur = self.find_and_insert(i, &s);
         }

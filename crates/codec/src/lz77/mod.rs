@@ -64,10 +64,12 @@ const BEST_TREE_DEPTH: usize = 32;
 /// without searching the positions inside it.
 const BEST_NICE: usize = 128;
 
-// The chain walk counts its links down and stops at zero, and a tree walk of
-// no nodes finds nothing: every depth is at least 1. Fast is the cheap level:
+// The chain walk counts its links down and stops at zero (Default's four at
+// a time), and a tree walk of no nodes finds nothing: every depth is at
+// least 1, Default's a multiple of 4. Fast is the cheap level:
 // it walks no deeper and stops no later than Default.
 const _: () = assert!(FAST_CHAIN_DEPTH >= 1 && FAST_CHAIN_DEPTH <= DEFAULT_CHAIN_DEPTH);
+const _: () = assert!(DEFAULT_CHAIN_DEPTH % 4 == 0);
 const _: () = assert!(BEST_TREE_DEPTH >= 1);
 // A nice length is a match length: MIN_MATCH..=MAX_MATCH.
 const _: () = assert!(MIN_MATCH <= FAST_NICE && FAST_NICE <= DEFAULT_NICE);
@@ -188,11 +190,13 @@ pub struct MatchFinder {
     /// Bytes of `buf` that are the page.
     len: usize,
     head: Box<[u16; HASH_SIZE]>,
-    /// Chain links by link: `prev[l]` follows link `l` (position `l - 1`)
-    /// in its chain. Indexed by the link itself, so a chain walk loads the
-    /// next link straight from the last one (no `- 1` on the dependent
-    /// path); `prev[0]` is unused.
-    prev: Box<[u16; PAGE_SIZE + 1]>,
+    /// Chain links by link: `prev[l]` holds the link that follows link `l`
+    /// (position `l - 1`) in its chain (low 16 bits) and, for the Default
+    /// parse, the three after that (higher 16-bit fields, 0 past the end).
+    /// Indexed by the link itself, so a chain walk loads the next links
+    /// straight from the last one: one load per four links on its dependent
+    /// path. `prev[0]` stays 0: NIL is followed by NIL.
+    prev: Box<[u64; PAGE_SIZE + 1]>,
     /// Best-level scratch: cost to reach each position, and how.
     cost: Vec<u32>,
     step: Vec<(u16, u16)>,
@@ -223,7 +227,7 @@ impl MatchFinder {
             buf: Box::new([0; BUF_LEN]),
             len: 0,
             head: Box::new([NIL; HASH_SIZE]),
-            prev: Box::new([NIL; PAGE_SIZE + 1]),
+            prev: Box::new([0; PAGE_SIZE + 1]),
             cost: Vec::new(),
             step: Vec::new(),
             candidates: Vec::new(),
