@@ -163,7 +163,11 @@ impl MatchFinder {
                 (links >> 32) as u16,
             ];
             let next = (links >> 48) as u16;
-            if group.iter().fold(false, |any, &l| any | self.passes(l, &p)) {
+            if self.passes(group[0], &p)
+                | self.passes(group[1], &p)
+                | self.passes(group[2], &p)
+                | self.passes(group[3], &p)
+            {
                 // Links after a NIL are NIL: the chain ended in the group.
                 for l in group {
                     if l == NIL || self.try_candidate(l, &mut p) {
@@ -180,13 +184,13 @@ impl MatchFinder {
         p.best
     }
 
-    /// Whether the candidate at `link` passes `p`'s cheap reject (false for
-    /// NIL).
+    /// Whether the candidate at `link` passes `p`'s cheap reject. (NIL may
+    /// pass: [`MatchFinder::try_candidate`] is not called for it.)
     #[inline(always)]
     fn passes(&self, link: u16, p: &Probe) -> bool {
         // (link - 1 + off, wrapping: the mask in `load4` makes it exact.)
         let at = (link as usize).wrapping_add(p.off.wrapping_sub(1));
-        (self.load4(at) & p.mask == p.key) & (link != NIL)
+        self.load4(at) & p.mask == p.key
     }
 
     /// Tries the candidate at `link` (not NIL) for `p`; true once the match
