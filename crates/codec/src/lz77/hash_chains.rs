@@ -75,26 +75,17 @@ impl MatchFinder {
     #[inline]
     fn insert_run<const WIDE: bool>(&mut self, from: usize, end: usize) {
         let mut k = from;
-        // Four at a time: one bounds check for the bytes.
+        // Four at a time, their bytes from one load.
         while k + 4 <= end {
-            let bytes: [u8; 7] = self.buf[k..k + 7].try_into().expect("7 bytes");
+            let v = self.load8(k);
             for s in 0..4 {
-                let h = hash3(u32::from_le_bytes(
-                    bytes[s..s + 4].try_into().expect("4 bytes"),
-                ));
-                self.insert::<WIDE>(k + s, h);
+                self.insert::<WIDE>(k + s, hash3((v >> (8 * s)) as u32));
             }
             k += 4;
         }
-        // The rest (at most 3) without a loop.
-        let bytes: [u8; 6] = self.buf[k..k + 6].try_into().expect("6 bytes");
-        for s in 0..3 {
-            if k + s < end {
-                let h = hash3(u32::from_le_bytes(
-                    bytes[s..s + 4].try_into().expect("4 bytes"),
-                ));
-                self.insert::<WIDE>(k + s, h);
-            }
+        while k < end {
+            self.insert::<WIDE>(k, self.hash(k));
+            k += 1;
         }
     }
 
