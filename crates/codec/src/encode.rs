@@ -313,7 +313,12 @@ impl Encoder {
             costs,
             limit: PAGE_SIZE,
             finder: MatchFinder::new(),
-            tokens: Vec::new(),
+            // (Full size at once: no page grows it later.)
+            tokens: if mode == Mode::Dynamic {
+                Vec::with_capacity(PAGE_SIZE)
+            } else {
+                Vec::new()
+            },
             room: Box::new([0; OUT_ROOM + 8]),
         })
     }
