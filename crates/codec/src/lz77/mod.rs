@@ -15,8 +15,9 @@
 //!   length or more it only offers that match's end and the full length of
 //!   the matches found there, which keeps its work linear in long runs.
 //!
-//! A parse hands its tokens to a [`TokenSink`]: a `Vec<Token>`, or a
-//! symbol counter (the trainer's statistics need no token buffer).
+//! A parse hands its tokens to a [`TokenSink`]: a `Vec<Token>`, a symbol
+//! counter (the trainer's statistics need no token buffer), or the
+//! encoder's code writer (fixed and canned pages are coded as they parse).
 //!
 //! Files: this one holds the tunables, the sinks, the levels and the
 //! [`MatchFinder`] front door; `hash_chains.rs` the Fast and Default
@@ -99,9 +100,9 @@ const _: () = assert!((INDEX_MASK + 1).is_power_of_two());
 const _: () = assert!(PAGE_SIZE + PAD <= INDEX_MASK + 1);
 const _: () = assert!(INDEX_MASK + 8 <= BUF_LEN);
 
-/// Where a parse puts its tokens: a `Vec<Token>`, or a consumer that only
-/// counts symbols (the trainer's statistics), which then needs no token
-/// buffer at all.
+/// Where a parse puts its tokens: a `Vec<Token>`, or a consumer that needs
+/// no token buffer at all (the trainer's symbol counts, the encoder's code
+/// writer).
 pub trait TokenSink {
     /// A literal byte.
     fn literal(&mut self, byte: u8);
