@@ -6,13 +6,17 @@
 //! An output that would reach the limit (4096 bytes for a page) is reported
 //! as [`Outcome::Incompressible`]: zswap then stores the page raw. No stored
 //! block is ever written. Decoding is in [`crate::decode`].
+//!
+//! Fixed and canned pages are coded as the parse finds their tokens (a
+//! [`TokenSink`] that writes code words into a buffer with room for any
+//! page); dynamic pages need their tokens first, for their table.
 
 use crate::bitio::BitWriter;
 use crate::constants::{
     END_OF_BLOCK, MAX_CODE_LEN, MAX_MATCH, MIN_MATCH, NUM_DIST, NUM_LITLEN, PAGE_SIZE, WINDOW_SIZE,
 };
 use crate::huffman::limited_code_lengths;
-use crate::lz77::{Costs, Level, MatchFinder};
+use crate::lz77::{Costs, Level, MatchFinder, TokenSink};
 pub use crate::mode::{Format, Mode};
 use crate::table::{Alphabet, HeaderForm, Table, TableError};
 use crate::token::{dist_extra, dist_symbol, for_each_symbol, length_extra, length_symbol, Token};
@@ -131,29 +135,96 @@ impl CodeWords {
         }
         CodeWords { lit, len, dist }
     }
+}
 
-    /// [`write_tokens`] with these words.
-    fn write(&self, w: &mut BitWriter<'_>, tokens: &[Token], limit: usize) -> bool {
-        for (n, &t) in tokens.iter().enumerate() {
-            match t {
-                Token::Literal(b) => {
-                    let c = self.lit[b as usize];
-                    w.put(c >> 5, c & 31);
-                }
-                Token::Match { length, distance } => {
-                    let c = self.len[length as usize];
-                    w.put(c >> 5, c & 31);
-                    let c = self.dist[distance as usize];
-                    w.put((c >> 8) as u32, (c & 0xff) as u32);
-                }
-            }
-            if n % 16 == 0 && w.byte_len() >= limit {
-                return false;
-            }
+/// Room for any fixed or canned output: a deflate header (under 600 bytes)
+/// and a page's body (at most 15 bits a byte, and end-of-block), with 8
+/// bytes more for [`WordWriter`]'s whole-word stores. A power of two: the
+/// writer masks its index with it instead of checking bounds.
+const OUT_ROOM: usize = 16384;
+const _: () = assert!(OUT_ROOM.is_power_of_two());
+const _: () = assert!(600 + PAGE_SIZE * 15 / 8 + 2 < OUT_ROOM);
+
+/// Writes code words (a [`TokenSink`]: tokens are coded as the parse finds
+/// them) into a buffer with room for any page: each write stores the whole
+/// bit buffer as 8 bytes and keeps only its last partial byte, so no write
+/// checks room or branches on the bit count.
+struct WordWriter<'a> {
+    words: &'a CodeWords,
+    out: &'a mut [u8; OUT_ROOM + 8],
+    /// Bytes complete in `out`.
+    pos: usize,
+    /// Bits not yet complete (fewer than 8 between writes).
+    acc: u64,
+    nbits: u32,
+}
+
+impl<'a> WordWriter<'a> {
+    fn new(words: &'a CodeWords, out: &'a mut [u8; OUT_ROOM + 8]) -> Self {
+        WordWriter {
+            words,
+            out,
+            pos: 0,
+            acc: 0,
+            nbits: 0,
         }
-        let c = self.lit[END_OF_BLOCK as usize];
-        w.put(c >> 5, c & 31);
-        w.byte_len() < limit
+    }
+
+    /// Appends the low `n` bits of `bits` (n ≤ 56; higher bits zero).
+    #[inline(always)]
+    fn put(&mut self, bits: u64, n: u32) {
+        debug_assert!(n <= 56 && bits >> n == 0, "stray high bits");
+        // nbits < 8 and n ≤ 56: nothing is shifted out.
+        self.acc |= bits << self.nbits;
+        self.nbits += n;
+        // `pos` stays below OUT_ROOM (see there): the mask changes nothing.
+        let at = self.pos & (OUT_ROOM - 1);
+        self.out[at..at + 8].copy_from_slice(&self.acc.to_le_bytes());
+        let whole = self.nbits / 8;
+        self.pos += whole as usize;
+        self.acc >>= whole * 8;
+        self.nbits &= 7;
+    }
+
+    /// Appends `nbits` bits held in `bytes` (LSB-first): a header, at the
+    /// start.
+    fn put_bytes_bits(&mut self, bytes: &[u8], nbits: usize) {
+        // A deflate header is at most 3 + 14 + 19 * 3 + 316 * (7 + 7) bits.
+        assert!(self.pos == 0 && nbits <= 600 * 8, "a header comes first");
+        let whole = nbits / 8;
+        for &b in &bytes[..whole] {
+            self.put(u64::from(b), 8);
+        }
+        let rest = (nbits % 8) as u32;
+        if rest > 0 {
+            self.put(u64::from(bytes[whole]) & ((1 << rest) - 1), rest);
+        }
+    }
+
+    /// Writes end-of-block and pads to a byte; returns the output's length.
+    fn finish(mut self) -> usize {
+        let c = self.words.lit[END_OF_BLOCK as usize];
+        self.put(u64::from(c >> 5), c & 31);
+        // The partial byte is in `out` already (each write stores it).
+        self.pos + usize::from(self.nbits > 0)
+    }
+}
+
+impl TokenSink for WordWriter<'_> {
+    #[inline(always)]
+    fn literal(&mut self, byte: u8) {
+        let c = self.words.lit[byte as usize];
+        self.put(u64::from(c >> 5), c & 31);
+    }
+
+    /// The length's and the distance's words in one write (at most
+    /// 15 + 5 + 15 + 10 bits).
+    #[inline(always)]
+    fn copy(&mut self, length: u16, distance: u16) {
+        let c = self.words.len[length as usize];
+        let d = self.words.dist[distance as usize];
+        let n = c & 31;
+        self.put(u64::from(c >> 5) | (d >> 8) << n, n + (d & 0xff) as u32);
     }
 }
 
@@ -204,7 +275,10 @@ pub struct Encoder {
     costs: Costs,
     limit: usize,
     finder: MatchFinder,
+    /// Dynamic mode: the page's tokens.
     tokens: Vec<Token>,
+    /// Fixed and canned modes: the output, before it is copied out.
+    room: Box<[u8; OUT_ROOM + 8]>,
 }
 
 impl Encoder {
@@ -239,7 +313,13 @@ impl Encoder {
             costs,
             limit: PAGE_SIZE,
             finder: MatchFinder::new(),
-            tokens: Vec::with_capacity(PAGE_SIZE),
+            // (Full size at once: no page grows it later.)
+            tokens: if mode == Mode::Dynamic {
+                Vec::with_capacity(PAGE_SIZE)
+            } else {
+                Vec::new()
+            },
+            room: Box::new([0; OUT_ROOM + 8]),
         })
     }
 
@@ -260,11 +340,6 @@ impl Encoder {
         &self.table
     }
 
-    /// The tokens of the last page compressed.
-    pub fn last_tokens(&self) -> &[Token] {
-        &self.tokens
-    }
-
     /// Compresses one page (≤ 4096 bytes) into `out` (cleared first).
     /// On [`Outcome::Incompressible`] the contents of `out` are unspecified.
     pub fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Outcome, EncodeError> {
@@ -274,9 +349,7 @@ impl Encoder {
         out.clear();
         match self.mode {
             Mode::Fixed | Mode::Canned => {
-                self.finder
-                    .parse(page, self.level, Some(&self.costs), &mut self.tokens);
-                let mut w = BitWriter::new(out);
+                let mut w = WordWriter::new(&self.words, &mut self.room);
                 if self.mode == Mode::Fixed
                     || (self.format == Format::Deflate && self.table.is_fixed_code())
                 {
@@ -286,9 +359,14 @@ impl Encoder {
                     let h = self.table.header();
                     w.put_bytes_bits(&h.bytes, h.bits);
                 }
-                let fits = self.words.write(&mut w, &self.tokens, self.limit);
-                w.finish();
-                Ok(self.outcome(fits, out))
+                self.finder
+                    .parse_into(page, self.level, Some(&self.costs), &mut w);
+                let len = w.finish();
+                if len >= self.limit {
+                    return Ok(Outcome::Incompressible);
+                }
+                out.extend_from_slice(&self.room[..len]);
+                Ok(Outcome::Compressed(len))
             }
             Mode::Dynamic => {
                 let first = if self.level == Level::Best {
@@ -371,7 +449,7 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(if cfg!(miri) { 2 } else { 64 }))]
 
         /// The encoder's code words write exactly what `write_tokens`
-        /// writes, and stop at the same limit.
+        /// writes, and reach the same limit.
         #[test]
         #[cfg_attr(miri, ignore = "page parses are slow under Miri")]
         fn code_words_write_what_write_tokens_writes(
@@ -386,15 +464,19 @@ mod tests {
             .unwrap();
             let mut toks = Vec::new();
             MatchFinder::new().parse(&page, Level::Fast, None, &mut toks);
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            let mut wa = BitWriter::new(&mut a);
-            let fits_a = CodeWords::new(&t).write(&mut wa, &toks, limit);
-            wa.finish();
+            let words = CodeWords::new(&t);
+            let mut room = Box::new([0; OUT_ROOM + 8]);
+            let mut wa = WordWriter::new(&words, &mut room);
+            crate::lz77::feed(&toks, &mut wa);
+            let len = wa.finish();
+            let mut b = Vec::new();
             let mut wb = BitWriter::new(&mut b);
             let fits_b = write_tokens(&mut wb, &toks, &t, limit);
             wb.finish();
-            proptest::prop_assert_eq!(fits_a, fits_b);
-            proptest::prop_assert_eq!(a, b);
+            proptest::prop_assert_eq!(len < limit, fits_b);
+            if fits_b {
+                proptest::prop_assert_eq!(&room[..len], &b[..]);
+            }
         }
     }
 

@@ -1,8 +1,9 @@
 //! Hash-chain match finding: the Fast (greedy) and Default (lazy) parses.
 //!
 //! Each hash of 3 bytes heads a chain of the earlier positions with that
-//! hash, newest first (`head`, `prev`); a search walks a bounded number of
-//! links and keeps the first longest match. Best does not use the chains
+//! hash, newest first (`head`, `prev`, both holding links: positions + 1);
+//! a search walks a bounded number of links and keeps the first longest
+//! match. Best does not use the chains
 //! (see `bt.rs`), only the hash.
 
 use super::{
@@ -10,6 +11,27 @@ use super::{
     NIL,
 };
 use crate::constants::{MAX_MATCH, MIN_MATCH, PAGE_SIZE};
+
+/// A search in progress at `i`: its limits, its cheap reject and its best
+/// match so far.
+///
+/// The cheap reject is one load: bytes a longer match must share with `i`.
+/// Before any match, the first three (at `off` 0, masked); after a match of
+/// n bytes, the four ending at byte n, the one that would extend it. (A
+/// candidate passing with different first bytes only costs a compare: its
+/// common length is below n.)
+struct Probe {
+    i: usize,
+    /// Longest match possible at `i`.
+    max: usize,
+    /// The length that ends the search.
+    nice: usize,
+    off: usize,
+    mask: u32,
+    key: u32,
+    /// (length, distance) of the first longest match so far.
+    best: (usize, usize),
+}
 
 /// Chain depth and the length at which a match is good enough to stop looking.
 struct Search {
@@ -30,52 +52,40 @@ const DEFAULT: Search = Search {
 };
 
 impl MatchFinder {
-    /// Adds position `i` (with hash `h`) to its chain.
+    /// Adds position `i` (with hash `h`) to its chain; with `WIDE` (the
+    /// Default parse, whose long walks take four links a step) also the
+    /// three links after the next one.
     #[inline]
-    fn insert(&mut self, i: usize, h: usize) {
+    fn insert<const WIDE: bool>(&mut self, i: usize, h: usize) {
+        let next = self.head[h];
+        // The links after `next` are the low three of its own entry (0 for
+        // NIL).
+        let after = if WIDE {
+            self.prev[next as usize] << 16
+        } else {
+            0
+        };
         // `i < PAGE_SIZE`: the mask only spares the bounds check.
-        self.prev[i & (PAGE_SIZE - 1)] = self.head[h];
+        self.prev[(i & (PAGE_SIZE - 1)) + 1] = u64::from(next) | after;
         self.head[h] = (i + 1) as u16;
     }
 
     /// Adds positions `from..end` (each with 3 bytes in the page) to their
-    /// chains, in order.
+    /// chains, in order (none if `from >= end`).
     #[inline]
-    fn insert_run(&mut self, from: usize, end: usize) {
+    fn insert_run<const WIDE: bool>(&mut self, from: usize, end: usize) {
         let mut k = from;
-        // Four at a time: one bounds check for the bytes, one for the links.
+        // Four at a time, their bytes from one load.
         while k + 4 <= end {
-            let bytes = &self.buf[k..k + 7];
-            let prev = &mut self.prev[k..k + 4];
-            for (s, p) in prev.iter_mut().enumerate() {
-                let h = hash3(u32::from_le_bytes(
-                    bytes[s..s + 4].try_into().expect("4 bytes"),
-                ));
-                *p = self.head[h];
-                self.head[h] = (k + s + 1) as u16;
+            let v = self.load8(k);
+            for s in 0..4 {
+                self.insert::<WIDE>(k + s, hash3((v >> (8 * s)) as u32));
             }
             k += 4;
         }
-        // The rest (at most 3) without a loop. (The mask below only spares
-        // a bounds check: k + s < end <= PAGE_SIZE.)
-        let bytes = &self.buf[k..k + 6];
-        for s in 0..3 {
-            if k + s < end {
-                let h = hash3(u32::from_le_bytes(
-                    bytes[s..s + 4].try_into().expect("4 bytes"),
-                ));
-                self.prev[(k + s) & (PAGE_SIZE - 1)] = self.head[h];
-                self.head[h] = (k + s + 1) as u16;
-            }
-        }
-    }
-
-    /// Adds position `i` to its chain if 3 bytes start there.
-    #[inline]
-    fn insert_at(&mut self, i: usize) {
-        if i + MIN_MATCH <= self.len {
-            let h = self.hash(i);
-            self.insert(i, h);
+        while k < end {
+            self.insert::<WIDE>(k, self.hash(k));
+            k += 1;
         }
     }
 
@@ -97,49 +107,102 @@ impl MatchFinder {
 
     /// Longest match at `i` along the chain starting at `link` (the chain of
     /// `i`'s hash before `i` is inserted). Returns (length, distance), length
-    /// 0 if none reaches 3.
+    /// 0 if none reaches 3. With `WIDE`, the chains must have been built
+    /// with pairs.
     #[inline]
-    fn longest(&self, i: usize, mut link: u16, s: &Search) -> (usize, usize) {
+    fn longest<const WIDE: bool>(&self, i: usize, mut link: u16, s: &Search) -> (usize, usize) {
         let max = (self.len - i).min(MAX_MATCH);
         if max < MIN_MATCH {
             return (0, 0);
         }
-        let nice = s.nice.min(max);
-        // Cheap reject, one load: bytes a longer match must share with `i`.
-        // Before any match, the first three (at `off` 0, masked); after a
-        // match of n bytes, the four ending at byte n, the one that would
-        // extend it. (A candidate passing with different first bytes only
-        // costs a compare: its common length is below n.)
-        let mut off = 0;
-        let mut mask = 0x00ff_ffff;
-        let mut key = self.load4(i) & mask;
-        let mut best = (0, 0);
+        let mut p = Probe {
+            i,
+            max,
+            nice: s.nice.min(max),
+            off: 0,
+            mask: 0x00ff_ffff,
+            key: self.load4(i) & 0x00ff_ffff,
+            best: (0, 0),
+        };
         if link == NIL {
-            return best;
+            return p.best;
         }
         let mut left = s.max_chain;
-        loop {
-            let j = link as usize - 1;
-            if self.load4(j + off) & mask == key {
-                let n = self.common_len(j, i, max);
-                if n > best.0 {
-                    // n >= 3: the first three bytes matched.
-                    best = (n, i - j);
-                    if n >= nice {
-                        break;
-                    }
-                    off = n - MIN_MATCH;
-                    mask = u32::MAX;
-                    key = self.load4(i + off);
+        if !WIDE {
+            loop {
+                if self.try_candidate(link, &mut p) {
+                    break;
+                }
+                link = (self.prev[link as usize] & 0xffff) as u16;
+                left -= 1;
+                if link == NIL || left == 0 {
+                    break;
                 }
             }
-            link = self.prev[j & (PAGE_SIZE - 1)];
-            left -= 1;
-            if link == NIL || left == 0 {
+            return p.best;
+        }
+        // Four links per step, all loaded from the last one (the depth is a
+        // multiple of four, so only the fourth can use up the count). The
+        // four cheap rejects are tested together first: most groups have no
+        // candidate left, and go by without a walk through them one by one.
+        loop {
+            let links = self.prev[link as usize];
+            let group = [
+                link,
+                links as u16,
+                (links >> 16) as u16,
+                (links >> 32) as u16,
+            ];
+            let next = (links >> 48) as u16;
+            if self.passes(group[0], &p)
+                | self.passes(group[1], &p)
+                | self.passes(group[2], &p)
+                | self.passes(group[3], &p)
+            {
+                // Links after a NIL are NIL: the chain ended in the group.
+                for l in group {
+                    if l == NIL || self.try_candidate(l, &mut p) {
+                        return p.best;
+                    }
+                }
+            }
+            left -= 4;
+            if next == NIL || left == 0 {
                 break;
             }
+            link = next;
         }
-        best
+        p.best
+    }
+
+    /// Whether the candidate at `link` passes `p`'s cheap reject. (NIL may
+    /// pass: [`MatchFinder::try_candidate`] is not called for it.)
+    #[inline(always)]
+    fn passes(&self, link: u16, p: &Probe) -> bool {
+        // (link - 1 + off, wrapping: the mask in `load4` makes it exact.)
+        let at = (link as usize).wrapping_add(p.off.wrapping_sub(1));
+        self.load4(at) & p.mask == p.key
+    }
+
+    /// Tries the candidate at `link` (not NIL) for `p`; true once the match
+    /// is nice.
+    #[inline(always)]
+    fn try_candidate(&self, link: u16, p: &mut Probe) -> bool {
+        let j = link as usize - 1;
+        if self.load4(j + p.off) & p.mask == p.key {
+            let n = self.common_len(j, p.i, p.max);
+            if n > p.best.0 {
+                // n >= 3: the first three bytes matched.
+                p.best = (n, p.i - j);
+                if n >= p.nice {
+                    return true;
+                }
+                p.off = n - MIN_MATCH;
+                p.mask = u32::MAX;
+                p.key = self.load4(p.i + p.off);
+            }
+        }
+        false
     }
 
     /// Longest match at `i`, inserting `i` into its chain.
@@ -150,8 +213,8 @@ impl MatchFinder {
         }
         let h = self.hash(i);
         let link = self.head[h];
-        self.insert(i, h);
-        self.longest(i, link, s)
+        self.insert::<true>(i, h);
+        self.longest::<true>(i, link, s)
     }
 
     /// Fast level: greedy, each position's hash chain walked at most
@@ -165,15 +228,16 @@ impl MatchFinder {
         let last = (n.min(PAGE_SIZE) + 1).saturating_sub(MIN_MATCH);
         // Every position goes into its chain first, in one pass without
         // data-dependent branches. The walk at `i` starts at `prev[i]`,
-        // which links only earlier positions, newest first: the same chain
+        // (link i + 1), which links only earlier positions, newest first: the
+        // same chain
         // inserting while parsing builds, so the same tokens.
-        self.insert_run(0, last);
+        self.insert_run::<false>(0, last);
         let mut i = 0;
         while i < last {
-            let link = self.prev[i];
+            let link = (self.prev[i + 1] & 0xffff) as u16;
             // An empty chain (common) is a literal: no walk to set up.
             if link != NIL {
-                let (len, dist) = self.longest(i, link, &s);
+                let (len, dist) = self.longest::<false>(i, link, &s);
                 if len >= MIN_MATCH {
                     sink.copy(len as u16, dist as u16);
                     i += len;
@@ -194,6 +258,8 @@ impl MatchFinder {
     /// position has a longer one.
     pub(super) fn parse_lazy<S: TokenSink>(&mut self, sink: &mut S) {
         let s = DEFAULT;
+        // Positions below `last` have the 3 bytes a match needs.
+        let last = (self.len + 1).saturating_sub(MIN_MATCH);
         let mut i = 0;
         let mut cur = self.find_and_insert(0, &s);
         while i < self.len {
@@ -218,9 +284,7 @@ impl MatchFinder {
             sink.copy(cur.0 as u16, cur.1 as u16);
             // i + 1 was inserted while looking ahead, unless the match was nice.
             let first = if cur.0 < s.nice { i + 2 } else { i + 1 };
-            for k in first..i + cur.0 {
-                self.insert_at(k);
-            }
+            self.insert_run::<true>(first, (i + cur.0).min(last));
             i += cur.0;
             cur = self.find_and_insert(i, &s);
         }
@@ -278,6 +342,92 @@ mod tests {
         toks
     }
 
+    /// The Default parse as its definition reads: every earlier position in
+    /// the chains before a search, the 64 most recent earlier positions with
+    /// the same hash tried, newest first, the first longest match kept, stop
+    /// at 128 bytes; a match is taken unless the next position has a longer
+    /// one (then a literal goes out and that match is the candidate).
+    fn reference_default(page: &[u8]) -> Vec<Token> {
+        let mut buf = page.to_vec();
+        buf.extend_from_slice(&[0; 4]);
+        let hash = |i: usize| hash3(u32::from_le_bytes(buf[i..i + 4].try_into().unwrap()));
+        let n = page.len();
+        let mut seen: Vec<Vec<usize>> = vec![Vec::new(); HASH_SIZE];
+        let mut inserted = 0;
+        let mut search = |i: usize| {
+            if i + MIN_MATCH > n {
+                return (0, 0);
+            }
+            while inserted < i {
+                seen[hash(inserted)].push(inserted);
+                inserted += 1;
+            }
+            let max = (n - i).min(MAX_MATCH);
+            let mut best = (0, 0);
+            for &j in seen[hash(i)].iter().rev().take(DEFAULT_CHAIN_DEPTH) {
+                let m = (0..max).take_while(|&k| page[j + k] == page[i + k]).count();
+                if m >= MIN_MATCH && m > best.0 {
+                    best = (m, i - j);
+                    if m >= DEFAULT_NICE.min(max) {
+                        break;
+                    }
+                }
+            }
+            best
+        };
+        let mut toks = Vec::new();
+        let mut i = 0;
+        let mut cur = search(0);
+        while i < n {
+            if cur.0 >= MIN_MATCH {
+                let next = if cur.0 < DEFAULT_NICE {
+                    search(i + 1)
+                } else {
+                    (0, 0)
+                };
+                if next.0 <= cur.0 {
+                    toks.push(Token::Match {
+                        length: cur.0 as u16,
+                        distance: cur.1 as u16,
+                    });
+                    i += cur.0;
+                    cur = search(i);
+                    continue;
+                }
+                toks.push(Token::Literal(page[i]));
+                i += 1;
+                cur = next;
+                continue;
+            }
+            toks.push(Token::Literal(page[i]));
+            i += 1;
+            cur = search(i);
+        }
+        toks
+    }
+
+    /// The tokens of the Default parse of `page`.
+    fn default_tokens(page: &[u8]) -> Vec<Token> {
+        let mut toks = Vec::new();
+        MatchFinder::new().parse(page, Level::Default, None, &mut toks);
+        toks
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "whole pages are too slow under Miri")]
+    fn default_parse_equals_its_definition_on_runs() {
+        let mut page = Vec::new();
+        for period in [1usize, 2, 3, 7, 8, 40, 300] {
+            let unit: Vec<u8> = (0..period).map(|k| (k * 37 % 251) as u8).collect();
+            page.extend(unit.iter().cycle().take(period * 70 + 50));
+            page.extend_from_slice(b"xyz");
+        }
+        page.truncate(PAGE_SIZE);
+        assert_eq!(default_tokens(&page), reference_default(&page));
+        let zeros = [0u8; PAGE_SIZE];
+        assert_eq!(default_tokens(&zeros), reference_default(&zeros));
+    }
+
     #[test]
     #[cfg_attr(miri, ignore = "whole pages are too slow under Miri")]
     fn fast_parse_equals_its_definition_on_runs() {
@@ -316,6 +466,23 @@ mod tests {
             page in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), 0u8..4, any::<u8>()], 0..4096)
         ) {
             prop_assert_eq!(fast_tokens(&page), reference_fast(&page));
+        }
+
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn default_parse_equals_its_definition_on_structured_pages(
+            pieces in proptest::collection::vec((0u8..3, 1usize..20, 1usize..400, any::<u64>()), 1..40)
+        ) {
+            let page = structured_page(&pieces);
+            prop_assert_eq!(default_tokens(&page), reference_default(&page));
+        }
+
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn default_parse_equals_its_definition(
+            page in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), 0u8..4, any::<u8>()], 0..4096)
+        ) {
+            prop_assert_eq!(default_tokens(&page), reference_default(&page));
         }
 
     }

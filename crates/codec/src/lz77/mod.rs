@@ -15,8 +15,9 @@
 //!   length or more it only offers that match's end and the full length of
 //!   the matches found there, which keeps its work linear in long runs.
 //!
-//! A parse hands its tokens to a [`TokenSink`]: a `Vec<Token>`, or a
-//! symbol counter (the trainer's statistics need no token buffer).
+//! A parse hands its tokens to a [`TokenSink`]: a `Vec<Token>`, a symbol
+//! counter (the trainer's statistics need no token buffer), or the
+//! encoder's code writer (fixed and canned pages are coded as they parse).
 //!
 //! Files: this one holds the tunables, the sinks, the levels and the
 //! [`MatchFinder`] front door; `hash_chains.rs` the Fast and Default
@@ -64,10 +65,12 @@ const BEST_TREE_DEPTH: usize = 32;
 /// without searching the positions inside it.
 const BEST_NICE: usize = 128;
 
-// The chain walk counts its links down and stops at zero, and a tree walk of
-// no nodes finds nothing: every depth is at least 1. Fast is the cheap level:
+// The chain walk counts its links down and stops at zero (Default's four at
+// a time), and a tree walk of no nodes finds nothing: every depth is at
+// least 1, Default's a multiple of 4. Fast is the cheap level:
 // it walks no deeper and stops no later than Default.
 const _: () = assert!(FAST_CHAIN_DEPTH >= 1 && FAST_CHAIN_DEPTH <= DEFAULT_CHAIN_DEPTH);
+const _: () = assert!(DEFAULT_CHAIN_DEPTH % 4 == 0);
 const _: () = assert!(BEST_TREE_DEPTH >= 1);
 // A nice length is a match length: MIN_MATCH..=MAX_MATCH.
 const _: () = assert!(MIN_MATCH <= FAST_NICE && FAST_NICE <= DEFAULT_NICE);
@@ -97,9 +100,9 @@ const _: () = assert!((INDEX_MASK + 1).is_power_of_two());
 const _: () = assert!(PAGE_SIZE + PAD <= INDEX_MASK + 1);
 const _: () = assert!(INDEX_MASK + 8 <= BUF_LEN);
 
-/// Where a parse puts its tokens: a `Vec<Token>`, or a consumer that only
-/// counts symbols (the trainer's statistics), which then needs no token
-/// buffer at all.
+/// Where a parse puts its tokens: a `Vec<Token>`, or a consumer that needs
+/// no token buffer at all (the trainer's symbol counts, the encoder's code
+/// writer).
 pub trait TokenSink {
     /// A literal byte.
     fn literal(&mut self, byte: u8);
@@ -188,7 +191,13 @@ pub struct MatchFinder {
     /// Bytes of `buf` that are the page.
     len: usize,
     head: Box<[u16; HASH_SIZE]>,
-    prev: Box<[u16; PAGE_SIZE]>,
+    /// Chain links by link: `prev[l]` holds the link that follows link `l`
+    /// (position `l - 1`) in its chain (low 16 bits) and, for the Default
+    /// parse, the three after that (higher 16-bit fields, 0 past the end).
+    /// Indexed by the link itself, so a chain walk loads the next links
+    /// straight from the last one: one load per four links on its dependent
+    /// path. `prev[0]` stays 0: NIL is followed by NIL.
+    prev: Box<[u64; PAGE_SIZE + 1]>,
     /// Best-level scratch: cost to reach each position, and how.
     cost: Vec<u32>,
     step: Vec<(u16, u16)>,
@@ -219,7 +228,7 @@ impl MatchFinder {
             buf: Box::new([0; BUF_LEN]),
             len: 0,
             head: Box::new([NIL; HASH_SIZE]),
-            prev: Box::new([NIL; PAGE_SIZE]),
+            prev: Box::new([0; PAGE_SIZE + 1]),
             cost: Vec::new(),
             step: Vec::new(),
             candidates: Vec::new(),
