@@ -20,7 +20,7 @@
 //! bound it relies on.
 
 use super::table::{
-    entry_bits, entry_extra, entry_kind, entry_len, entry_value, DecodeTable, Kind,
+    entry_bits, entry_kind, entry_len, entry_value, DecodeTable, Kind,
     CANNED_DIST_ROOT_BITS, CANNED_LITLEN_ROOT_BITS, LITERAL_BIT, PAIR_BIT, RARE_BITS,
 };
 use super::ByteSink;
@@ -71,9 +71,10 @@ const _: () = assert!(DIST_BASE[NUM_DIST_4K] as usize == WINDOW_SIZE + 1);
 /// entries, except where a length code, its extra bits and a distance code
 /// (of symbols 0..=23) fit the root bits together: there one match entry
 /// gives the length and the distance symbol in one lookup. A match entry
-/// has in bits 0..=7 the bits of all three, in bits 8..=11 the distance's
-/// extra bits, [`MATCH_BIT`], in bits 16..=23 the length − 3 and in bits
-/// 24..=28 the distance symbol. Subtable pointers are the canned table's:
+/// has in bits 0..=7 the bits of the whole match (codes and extra bits,
+/// at most 11 + 10), in bits 8..=11 where the distance's extra bits start,
+/// [`MATCH_BIT`], in bits 16..=23 the length − 3 and in bits 24..=28 the
+/// distance symbol. Subtable pointers are the canned table's:
 /// they index its entries.
 #[derive(Clone, Debug)]
 pub(crate) struct FastRoot(Box<[u32; LL_SIZE]>);
@@ -110,8 +111,8 @@ impl FastRoot {
             else {
                 continue; // beyond the window: the reference loop reports it
             };
-            *slot = (lbits + entry_len(de))
-                | (entry_extra(de) << 8)
+            *slot = (lbits + entry_bits(de))
+                | ((lbits + entry_len(de)) << 8)
                 | MATCH_BIT
                 | ((length - 3) << 16)
                 | ((sym as u32) << 24);
@@ -239,16 +240,14 @@ fn decode_loop(
         }
         let (length, distance);
         if e & MATCH_BIT != 0 {
-            // Length and distance symbol in one entry; then the distance's
-            // extra bits.
+            // The whole match in one entry: one shift, and the distance's
+            // extra bits from below it.
             let b = entry_bits(e);
+            let bits = acc & ((1u64 << b) - 1);
             acc >>= b;
             nbits -= b;
-            let extra = entry_len(e);
             distance = MATCH_DIST_BASE[(e >> 24) as usize & 31] as usize
-                + (acc & ((1u64 << extra) - 1)) as usize;
-            acc >>= extra;
-            nbits -= extra;
+                + (bits >> entry_len(e)) as usize;
             length = ((e >> 16) & 0xff) as usize + 3;
         } else {
             if e & RARE_BITS != 0 {
@@ -297,13 +296,17 @@ fn decode_loop(
             nbits -= b;
         }
 
+        // The next entry, before the refill (off the refill's latency): a
+        // match within the window takes at most 20 + 25 of the ≥ 56 bits
+        // the last refill left, so ≥ 11 are valid. (A match beyond the
+        // window takes up to 48 and stops the loop: its `e` goes unused.)
+        e = ll_root[acc as usize & (LL_SIZE - 1)];
         if (distance > op) | (distance > window) | (op + length + COPY_SLACK > out_len) {
             (acc, nbits) = (start_acc, start_nbits);
             break;
         }
         // SAFETY: at most the second refill since `room` held.
         unsafe { refill(data, &mut ip, &mut acc, &mut nbits) };
-        e = ll_root[acc as usize & (LL_SIZE - 1)];
         // SAFETY: checked just above: distance <= op, op + length + 16 <= out_len.
         unsafe { copy_match(out, op, length, distance) };
         op += length;
