@@ -41,10 +41,11 @@ const LITERAL_ROOM: usize = 7;
 /// and 8 or more: less than this many bytes past the match's end.
 const COPY_SLACK: usize = 16;
 
-// A refill gives 56 bits. Three root literal entries and a lookup (≤ 11
+// A refill gives 56 bits. Three root literal entries and a lookup (≤ 12
 // bits, root entries only) fit; after one or two, a refill comes before a
-// match (≤ 15 + 5 + 15 + 13 = 48 bits), which leaves ≥ 8 bits, and the
-// refill after the match precedes the next lookup.
+// match. A match entry (≤ 12 + 10 bits) leaves ≥ 34 bits, enough for the
+// next lookup before the refill; any other match (≤ 15 + 5 + 15 + 13 = 48
+// bits) leaves ≥ 8, and the refill after it precedes the next lookup.
 const _: () = assert!(4 * CANNED_LITLEN_ROOT_BITS <= 56);
 const _: () = assert!(CANNED_DIST_ROOT_BITS <= 15 && CANNED_LITLEN_ROOT_BITS <= 15);
 
@@ -72,7 +73,7 @@ const _: () = assert!(DIST_BASE[NUM_DIST_4K] as usize == WINDOW_SIZE + 1);
 /// (of symbols 0..=23) fit the root bits together: there one match entry
 /// gives the length and the distance symbol in one lookup. A match entry
 /// has in bits 0..=7 the bits of the whole match (codes and extra bits,
-/// at most 11 + 10), in bits 8..=11 where the distance's extra bits start,
+/// at most 12 + 10), in bits 8..=11 where the distance's extra bits start,
 /// [`MATCH_BIT`], in bits 16..=23 the length − 3 and in bits 24..=28 the
 /// distance symbol. Subtable pointers are the canned table's:
 /// they index its entries.
@@ -194,9 +195,19 @@ fn decode_loop(
     let ll_root: &[u32; LL_SIZE] = &root.0;
     let d = dist.entries();
     let d_root: &[u32; D_SIZE] = d[..D_SIZE].try_into().expect("canned root table");
-    let room = |ip: usize, op: usize| ip + INPUT_ROOM <= data.len() && op + LITERAL_ROOM <= out_len;
+    // Last input and output positions an iteration may start at, and the
+    // last end of a match copy (with its overshoot).
+    let (Some(ip_end), Some(op_end)) = (
+        data.len().checked_sub(INPUT_ROOM),
+        out_len.checked_sub(LITERAL_ROOM),
+    ) else {
+        return;
+    };
+    let copy_end = out_len.saturating_sub(COPY_SLACK);
+    let room = |ip: usize, op: usize| ip <= ip_end && op <= op_end;
 
-    if !room(ip, op) {
+    // Match entries' distances (≤ 4096) skip the window check.
+    if !room(ip, op) || window < WINDOW_SIZE {
         return;
     }
     // SAFETY: `room` holds: ip + 8 <= data.len().
@@ -209,7 +220,7 @@ fn decode_loop(
         // Where this token starts, to hand it to the reference loop.
         let (mut start_acc, mut start_nbits) = (acc, nbits);
         if e & LITERAL_BIT != 0 {
-            // Up to three root literal entries (≤ 11 bits each). Each is
+            // Up to three root literal entries (≤ 12 bits each). Each is
             // stored as two bytes, of which the second counts only for a pair:
             // at most 6 bytes, within LITERAL_ROOM.
             let mut n = 0;
@@ -249,6 +260,16 @@ fn decode_loop(
             distance = MATCH_DIST_BASE[(e >> 24) as usize & 31] as usize
                 + (bits >> entry_len(e)) as usize;
             length = ((e >> 16) & 0xff) as usize + 3;
+            // The next entry, before the refill (off its latency): the match
+            // took at most 22 of the ≥ 56 bits the last refill left.
+            e = ll_root[acc as usize & (LL_SIZE - 1)];
+            // (Its distance is within the window: at most 4096.)
+            if (distance > op) | (op + length > copy_end) {
+                (acc, nbits) = (start_acc, start_nbits);
+                break;
+            }
+            // SAFETY: at most the second refill since `room` held.
+            unsafe { refill(data, &mut ip, &mut acc, &mut nbits) };
         } else {
             if e & RARE_BITS != 0 {
                 if entry_kind(e) != Kind::Subtable as u32 {
@@ -294,19 +315,14 @@ fn decode_loop(
                 entry_value(de) as usize + ((acc & ((1u64 << b) - 1)) >> entry_len(de)) as usize;
             acc >>= b;
             nbits -= b;
+            if (distance > op) | (distance > window) | (op + length > copy_end) {
+                (acc, nbits) = (start_acc, start_nbits);
+                break;
+            }
+            // SAFETY: at most the second refill since `room` held.
+            unsafe { refill(data, &mut ip, &mut acc, &mut nbits) };
+            e = ll_root[acc as usize & (LL_SIZE - 1)];
         }
-
-        // The next entry, before the refill (off the refill's latency): a
-        // match within the window takes at most 20 + 25 of the ≥ 56 bits
-        // the last refill left, so ≥ 11 are valid. (A match beyond the
-        // window takes up to 48 and stops the loop: its `e` goes unused.)
-        e = ll_root[acc as usize & (LL_SIZE - 1)];
-        if (distance > op) | (distance > window) | (op + length + COPY_SLACK > out_len) {
-            (acc, nbits) = (start_acc, start_nbits);
-            break;
-        }
-        // SAFETY: at most the second refill since `room` held.
-        unsafe { refill(data, &mut ip, &mut acc, &mut nbits) };
         // SAFETY: checked just above: distance <= op, op + length + 16 <= out_len.
         unsafe { copy_match(out, op, length, distance) };
         op += length;
