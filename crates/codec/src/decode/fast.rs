@@ -7,11 +7,17 @@
 //! up to three entries per iteration), and matches whose distance is within
 //! the output and the window and whose copy, with its overshoot, fits the
 //! buffer; a match whose length and distance codes fit the root index
-//! together takes one lookup ([`FastRoot`]'s match entries). At anything else (end of block, an invalid code, a bad distance,
-//! a match near the end of the buffer, the last bytes of input) it stops at
-//! the first bit of that token and returns; the reference loop
+//! together takes one lookup and one shift ([`FastRoot`]'s match entries).
+//! At anything else (end of block, an invalid code, a bad distance, a match
+//! near the end of the buffer, the last bytes of input) it stops at the
+//! first bit of that token and returns; the reference loop
 //! ([`super::decode_tokens`]) goes on from there, so every error and every
 //! final check is the reference's.
+//!
+//! Time goes mostly to the chain of dependent steps from one token's entry
+//! to the next (load, shift, mask, load), so each next entry is looked up
+//! as soon as the current token's bits are known: before the refill and
+//! the match copy, which run beside it.
 //!
 //! Input loads and output stores go through raw pointers without bounds
 //! checks (measured with callgrind on the shipped corpus: the same loop with
@@ -20,8 +26,8 @@
 //! bound it relies on.
 
 use super::table::{
-    entry_bits, entry_kind, entry_len, entry_value, DecodeTable, Kind,
-    CANNED_DIST_ROOT_BITS, CANNED_LITLEN_ROOT_BITS, LITERAL_BIT, PAIR_BIT, RARE_BITS,
+    entry_bits, entry_kind, entry_len, entry_value, DecodeTable, Kind, CANNED_DIST_ROOT_BITS,
+    CANNED_LITLEN_ROOT_BITS, LITERAL_BIT, PAIR_BIT, RARE_BITS,
 };
 use super::ByteSink;
 use crate::bitio::BitReader;
@@ -41,12 +47,13 @@ const LITERAL_ROOM: usize = 7;
 /// and 8 or more: less than this many bytes past the match's end.
 const COPY_SLACK: usize = 16;
 
-// A refill gives 56 bits. Three root literal entries and a lookup (≤ 12
+// A refill gives 56 bits. Three root literal entries and a lookup (≤ 13
 // bits, root entries only) fit; after one or two, a refill comes before a
-// match. A match entry (≤ 12 + 10 bits) leaves ≥ 34 bits, enough for the
+// match. A match entry (≤ 13 + 10 bits) leaves ≥ 33 bits, enough for the
 // next lookup before the refill; any other match (≤ 15 + 5 + 15 + 13 = 48
 // bits) leaves ≥ 8, and the refill after it precedes the next lookup.
 const _: () = assert!(4 * CANNED_LITLEN_ROOT_BITS <= 56);
+const _: () = assert!(2 * CANNED_LITLEN_ROOT_BITS + 10 <= 56);
 const _: () = assert!(CANNED_DIST_ROOT_BITS <= 15 && CANNED_LITLEN_ROOT_BITS <= 15);
 
 /// Set in the match entries of a [`FastRoot`] (outside the kind field, so
@@ -73,7 +80,7 @@ const _: () = assert!(DIST_BASE[NUM_DIST_4K] as usize == WINDOW_SIZE + 1);
 /// (of symbols 0..=23) fit the root bits together: there one match entry
 /// gives the length and the distance symbol in one lookup. A match entry
 /// has in bits 0..=7 the bits of the whole match (codes and extra bits,
-/// at most 12 + 10), in bits 8..=11 where the distance's extra bits start,
+/// at most 13 + 10), in bits 8..=11 where the distance's extra bits start,
 /// [`MATCH_BIT`], in bits 16..=23 the length − 3 and in bits 24..=28 the
 /// distance symbol. Subtable pointers are the canned table's:
 /// they index its entries.
@@ -220,7 +227,7 @@ fn decode_loop(
         // Where this token starts, to hand it to the reference loop.
         let (mut start_acc, mut start_nbits) = (acc, nbits);
         if e & LITERAL_BIT != 0 {
-            // Up to three root literal entries (≤ 12 bits each). Each is
+            // Up to three root literal entries (≤ 13 bits each). Each is
             // stored as two bytes, of which the second counts only for a pair:
             // at most 6 bytes, within LITERAL_ROOM.
             let mut n = 0;
@@ -257,11 +264,11 @@ fn decode_loop(
             let bits = acc & ((1u64 << b) - 1);
             acc >>= b;
             nbits -= b;
-            distance = MATCH_DIST_BASE[(e >> 24) as usize & 31] as usize
-                + (bits >> entry_len(e)) as usize;
+            distance =
+                MATCH_DIST_BASE[(e >> 24) as usize & 31] as usize + (bits >> entry_len(e)) as usize;
             length = ((e >> 16) & 0xff) as usize + 3;
             // The next entry, before the refill (off its latency): the match
-            // took at most 22 of the ≥ 56 bits the last refill left.
+            // took at most 23 of the ≥ 56 bits the last refill left.
             e = ll_root[acc as usize & (LL_SIZE - 1)];
             // (Its distance is within the window: at most 4096.)
             if (distance > op) | (op + length > copy_end) {
