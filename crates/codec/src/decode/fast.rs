@@ -81,7 +81,7 @@ const _: () = assert!(DIST_BASE[NUM_DIST_4K] as usize == WINDOW_SIZE + 1);
 /// gives the length and the distance symbol in one lookup. A match entry
 /// has in bits 0..=7 the bits of the whole match (codes and extra bits,
 /// at most 13 + 10), in bits 8..=11 where the distance's extra bits start,
-/// [`MATCH_BIT`], in bits 16..=23 the length − 3 and in bits 24..=28 the
+/// [`MATCH_BIT`], in bits 16..=24 the length and in bits 25..=29 the
 /// distance symbol. Subtable pointers are the canned table's:
 /// they index its entries.
 #[derive(Clone, Debug)]
@@ -122,15 +122,16 @@ impl FastRoot {
             *slot = (lbits + entry_bits(de))
                 | ((lbits + entry_len(de)) << 8)
                 | MATCH_BIT
-                | ((length - 3) << 16)
-                | ((sym as u32) << 24);
+                | (length << 16)
+                | ((sym as u32) << 25);
         }
         FastRoot(root)
     }
 }
 
-/// Loads 8 input bytes at `ip` into the buffer above its `nbits` valid bits
-/// and advances past the whole bytes that fit (as `BitReader::refill`).
+/// Loads 8 input bytes at `ip` into the buffer above its valid bits (the
+/// low 8 bits of `nbits`, see [`decode_loop`]) and advances past the whole
+/// bytes that fit (as `BitReader::refill`).
 ///
 /// # Safety
 /// `ip + 8 <= data.len()`.
@@ -139,8 +140,8 @@ unsafe fn refill(data: &[u8], ip: &mut usize, acc: &mut u64, nbits: &mut u32) {
     debug_assert!(*ip + 8 <= data.len());
     // SAFETY: the caller guarantees the 8 bytes at `ip` are inside `data`.
     let word = unsafe { data.as_ptr().add(*ip).cast::<u64>().read_unaligned() };
-    *acc |= u64::from_le(word) << *nbits;
-    *ip += ((63 - *nbits) >> 3) as usize;
+    *acc |= u64::from_le(word).wrapping_shl(*nbits);
+    *ip += 7 - ((*nbits >> 3) & 7) as usize;
     *nbits |= 56;
 }
 
@@ -193,7 +194,12 @@ fn decode_loop(
     assert_eq!(litlen.root_bits(), CANNED_LITLEN_ROOT_BITS);
     assert_eq!(dist.root_bits(), CANNED_DIST_ROOT_BITS);
     let data = r.data();
+    // Only the low 8 bits of `nbits` count the valid bits of `acc` (≤ 63):
+    // root entries are subtracted whole (their low 8 bits are the bits they
+    // take, which no borrow crosses), so the shift and the subtraction take
+    // the entry as loaded.
     let (mut ip, mut acc, mut nbits) = r.state();
+    debug_assert!(nbits <= 63);
     let out_len = sink.out.len();
     let out = sink.out.as_mut_ptr();
     let mut op = sink.pos;
@@ -232,9 +238,8 @@ fn decode_loop(
             // at most 6 bytes, within LITERAL_ROOM.
             let mut n = 0;
             loop {
-                let b = entry_bits(e);
-                acc >>= b;
-                nbits -= b;
+                acc = acc.wrapping_shr(e);
+                nbits = nbits.wrapping_sub(e);
                 // SAFETY: op + 2 <= (op at the iteration's start) + 6 <= out_len
                 // (`room`: LITERAL_ROOM).
                 unsafe {
@@ -260,13 +265,13 @@ fn decode_loop(
         if e & MATCH_BIT != 0 {
             // The whole match in one entry: one shift, and the distance's
             // extra bits from below it.
-            let b = entry_bits(e);
-            let bits = acc & ((1u64 << b) - 1);
-            acc >>= b;
-            nbits -= b;
-            distance =
-                MATCH_DIST_BASE[(e >> 24) as usize & 31] as usize + (bits >> entry_len(e)) as usize;
-            length = ((e >> 16) & 0xff) as usize + 3;
+            let bits = acc & ((1u64 << entry_bits(e)) - 1);
+            acc = acc.wrapping_shr(e);
+            nbits = nbits.wrapping_sub(e);
+            // (Bits 12 and 13 of a match entry are clear.)
+            distance = MATCH_DIST_BASE[(e >> 25) as usize & 31] as usize
+                + (bits >> ((e >> 8) & 63)) as usize;
+            length = ((e >> 16) & 0x1ff) as usize;
             // The next entry, before the refill (off its latency): the match
             // took at most 23 of the ≥ 56 bits the last refill left.
             e = ll_root[acc as usize & (LL_SIZE - 1)];
@@ -287,7 +292,7 @@ fn decode_loop(
                 if e & LITERAL_BIT != 0 {
                     let b = entry_bits(e);
                     acc >>= b;
-                    nbits -= b;
+                    nbits = nbits.wrapping_sub(b);
                     // SAFETY: op <= (op at the iteration's start) + 6 < out_len.
                     unsafe { out.add(op).write(entry_value(e) as u8) };
                     op += 1;
@@ -304,7 +309,7 @@ fn decode_loop(
             let b = entry_bits(e);
             length = entry_value(e) as usize + ((acc & ((1u64 << b) - 1)) >> entry_len(e)) as usize;
             acc >>= b;
-            nbits -= b;
+            nbits = nbits.wrapping_sub(b);
 
             let mut de = d_root[acc as usize & (D_SIZE - 1)];
             if de & RARE_BITS != 0 {
@@ -321,7 +326,7 @@ fn decode_loop(
             distance =
                 entry_value(de) as usize + ((acc & ((1u64 << b) - 1)) >> entry_len(de)) as usize;
             acc >>= b;
-            nbits -= b;
+            nbits = nbits.wrapping_sub(b);
             if (distance > op) | (distance > window) | (op + length > copy_end) {
                 (acc, nbits) = (start_acc, start_nbits);
                 break;
@@ -334,7 +339,7 @@ fn decode_loop(
         unsafe { copy_match(out, op, length, distance) };
         op += length;
     }
-    r.resume(ip, acc, nbits);
+    r.resume(ip, acc, nbits & 0xff);
     sink.pos = op;
 }
 
