@@ -7,11 +7,17 @@
 //! up to three entries per iteration), and matches whose distance is within
 //! the output and the window and whose copy, with its overshoot, fits the
 //! buffer; a match whose length and distance codes fit the root index
-//! together takes one lookup ([`FastRoot`]'s match entries). At anything else (end of block, an invalid code, a bad distance,
-//! a match near the end of the buffer, the last bytes of input) it stops at
-//! the first bit of that token and returns; the reference loop
+//! together takes one lookup and one shift ([`FastRoot`]'s match entries).
+//! At anything else (end of block, an invalid code, a bad distance, a match
+//! near the end of the buffer, the last bytes of input) it stops at the
+//! first bit of that token and returns; the reference loop
 //! ([`super::decode_tokens`]) goes on from there, so every error and every
 //! final check is the reference's.
+//!
+//! Time goes mostly to the chain of dependent steps from one token's entry
+//! to the next (load, shift, mask, load), so each next entry is looked up
+//! as soon as the current token's bits are known: before the refill and
+//! the match copy, which run beside it.
 //!
 //! Input loads and output stores go through raw pointers without bounds
 //! checks (measured with callgrind on the shipped corpus: the same loop with
@@ -20,8 +26,8 @@
 //! bound it relies on.
 
 use super::table::{
-    entry_bits, entry_extra, entry_kind, entry_len, entry_value, DecodeTable, Kind,
-    CANNED_DIST_ROOT_BITS, CANNED_LITLEN_ROOT_BITS, LITERAL_BIT, PAIR_BIT, RARE_BITS,
+    entry_bits, entry_kind, entry_len, entry_value, DecodeTable, Kind, CANNED_DIST_ROOT_BITS,
+    CANNED_LITLEN_ROOT_BITS, LITERAL_BIT, PAIR_BIT, RARE_BITS,
 };
 use super::ByteSink;
 use crate::bitio::BitReader;
@@ -41,11 +47,13 @@ const LITERAL_ROOM: usize = 7;
 /// and 8 or more: less than this many bytes past the match's end.
 const COPY_SLACK: usize = 16;
 
-// A refill gives 56 bits. Three root literal entries and a lookup (≤ 11
+// A refill gives 56 bits. Three root literal entries and a lookup (≤ 13
 // bits, root entries only) fit; after one or two, a refill comes before a
-// match (≤ 15 + 5 + 15 + 13 = 48 bits), which leaves ≥ 8 bits, and the
-// refill after the match precedes the next lookup.
+// match. A match entry (≤ 13 + 10 bits) leaves ≥ 33 bits, enough for the
+// next lookup before the refill; any other match (≤ 15 + 5 + 15 + 13 = 48
+// bits) leaves ≥ 8, and the refill after it precedes the next lookup.
 const _: () = assert!(4 * CANNED_LITLEN_ROOT_BITS <= 56);
+const _: () = assert!(2 * CANNED_LITLEN_ROOT_BITS + 10 <= 56);
 const _: () = assert!(CANNED_DIST_ROOT_BITS <= 15 && CANNED_LITLEN_ROOT_BITS <= 15);
 
 /// Set in the match entries of a [`FastRoot`] (outside the kind field, so
@@ -71,9 +79,10 @@ const _: () = assert!(DIST_BASE[NUM_DIST_4K] as usize == WINDOW_SIZE + 1);
 /// entries, except where a length code, its extra bits and a distance code
 /// (of symbols 0..=23) fit the root bits together: there one match entry
 /// gives the length and the distance symbol in one lookup. A match entry
-/// has in bits 0..=7 the bits of all three, in bits 8..=11 the distance's
-/// extra bits, [`MATCH_BIT`], in bits 16..=23 the length − 3 and in bits
-/// 24..=28 the distance symbol. Subtable pointers are the canned table's:
+/// has in bits 0..=7 the bits of the whole match (codes and extra bits,
+/// at most 13 + 10), in bits 8..=11 where the distance's extra bits start,
+/// [`MATCH_BIT`], in bits 16..=24 the length and in bits 25..=29 the
+/// distance symbol. Subtable pointers are the canned table's:
 /// they index its entries.
 #[derive(Clone, Debug)]
 pub(crate) struct FastRoot(Box<[u32; LL_SIZE]>);
@@ -110,18 +119,19 @@ impl FastRoot {
             else {
                 continue; // beyond the window: the reference loop reports it
             };
-            *slot = (lbits + entry_len(de))
-                | (entry_extra(de) << 8)
+            *slot = (lbits + entry_bits(de))
+                | ((lbits + entry_len(de)) << 8)
                 | MATCH_BIT
-                | ((length - 3) << 16)
-                | ((sym as u32) << 24);
+                | (length << 16)
+                | ((sym as u32) << 25);
         }
         FastRoot(root)
     }
 }
 
-/// Loads 8 input bytes at `ip` into the buffer above its `nbits` valid bits
-/// and advances past the whole bytes that fit (as `BitReader::refill`).
+/// Loads 8 input bytes at `ip` into the buffer above its valid bits (the
+/// low 8 bits of `nbits`, see [`decode_loop`]) and advances past the whole
+/// bytes that fit (as `BitReader::refill`).
 ///
 /// # Safety
 /// `ip + 8 <= data.len()`.
@@ -130,8 +140,8 @@ unsafe fn refill(data: &[u8], ip: &mut usize, acc: &mut u64, nbits: &mut u32) {
     debug_assert!(*ip + 8 <= data.len());
     // SAFETY: the caller guarantees the 8 bytes at `ip` are inside `data`.
     let word = unsafe { data.as_ptr().add(*ip).cast::<u64>().read_unaligned() };
-    *acc |= u64::from_le(word) << *nbits;
-    *ip += ((63 - *nbits) >> 3) as usize;
+    *acc |= u64::from_le(word).wrapping_shl(*nbits);
+    *ip += 7 - ((*nbits >> 3) & 7) as usize;
     *nbits |= 56;
 }
 
@@ -184,7 +194,12 @@ fn decode_loop(
     assert_eq!(litlen.root_bits(), CANNED_LITLEN_ROOT_BITS);
     assert_eq!(dist.root_bits(), CANNED_DIST_ROOT_BITS);
     let data = r.data();
+    // Only the low 8 bits of `nbits` count the valid bits of `acc` (≤ 63):
+    // root entries are subtracted whole (their low 8 bits are the bits they
+    // take, which no borrow crosses), so the shift and the subtraction take
+    // the entry as loaded.
     let (mut ip, mut acc, mut nbits) = r.state();
+    debug_assert!(nbits <= 63);
     let out_len = sink.out.len();
     let out = sink.out.as_mut_ptr();
     let mut op = sink.pos;
@@ -193,9 +208,19 @@ fn decode_loop(
     let ll_root: &[u32; LL_SIZE] = &root.0;
     let d = dist.entries();
     let d_root: &[u32; D_SIZE] = d[..D_SIZE].try_into().expect("canned root table");
-    let room = |ip: usize, op: usize| ip + INPUT_ROOM <= data.len() && op + LITERAL_ROOM <= out_len;
+    // Last input and output positions an iteration may start at, and the
+    // last end of a match copy (with its overshoot).
+    let (Some(ip_end), Some(op_end)) = (
+        data.len().checked_sub(INPUT_ROOM),
+        out_len.checked_sub(LITERAL_ROOM),
+    ) else {
+        return;
+    };
+    let copy_end = out_len.saturating_sub(COPY_SLACK);
+    let room = |ip: usize, op: usize| ip <= ip_end && op <= op_end;
 
-    if !room(ip, op) {
+    // Match entries' distances (≤ 4096) skip the window check.
+    if !room(ip, op) || window < WINDOW_SIZE {
         return;
     }
     // SAFETY: `room` holds: ip + 8 <= data.len().
@@ -208,14 +233,13 @@ fn decode_loop(
         // Where this token starts, to hand it to the reference loop.
         let (mut start_acc, mut start_nbits) = (acc, nbits);
         if e & LITERAL_BIT != 0 {
-            // Up to three root literal entries (≤ 11 bits each). Each is
+            // Up to three root literal entries (≤ 13 bits each). Each is
             // stored as two bytes, of which the second counts only for a pair:
             // at most 6 bytes, within LITERAL_ROOM.
             let mut n = 0;
             loop {
-                let b = entry_bits(e);
-                acc >>= b;
-                nbits -= b;
+                acc = acc.wrapping_shr(e);
+                nbits = nbits.wrapping_sub(e);
                 // SAFETY: op + 2 <= (op at the iteration's start) + 6 <= out_len
                 // (`room`: LITERAL_ROOM).
                 unsafe {
@@ -239,17 +263,25 @@ fn decode_loop(
         }
         let (length, distance);
         if e & MATCH_BIT != 0 {
-            // Length and distance symbol in one entry; then the distance's
-            // extra bits.
-            let b = entry_bits(e);
-            acc >>= b;
-            nbits -= b;
-            let extra = entry_len(e);
-            distance = MATCH_DIST_BASE[(e >> 24) as usize & 31] as usize
-                + (acc & ((1u64 << extra) - 1)) as usize;
-            acc >>= extra;
-            nbits -= extra;
-            length = ((e >> 16) & 0xff) as usize + 3;
+            // The whole match in one entry: one shift, and the distance's
+            // extra bits from below it.
+            let bits = acc & ((1u64 << entry_bits(e)) - 1);
+            acc = acc.wrapping_shr(e);
+            nbits = nbits.wrapping_sub(e);
+            // (Bits 12 and 13 of a match entry are clear.)
+            distance = MATCH_DIST_BASE[(e >> 25) as usize & 31] as usize
+                + (bits >> ((e >> 8) & 63)) as usize;
+            length = ((e >> 16) & 0x1ff) as usize;
+            // The next entry, before the refill (off its latency): the match
+            // took at most 23 of the ≥ 56 bits the last refill left.
+            e = ll_root[acc as usize & (LL_SIZE - 1)];
+            // (Its distance is within the window: at most 4096.)
+            if (distance > op) | (op + length > copy_end) {
+                (acc, nbits) = (start_acc, start_nbits);
+                break;
+            }
+            // SAFETY: at most the second refill since `room` held.
+            unsafe { refill(data, &mut ip, &mut acc, &mut nbits) };
         } else {
             if e & RARE_BITS != 0 {
                 if entry_kind(e) != Kind::Subtable as u32 {
@@ -260,7 +292,7 @@ fn decode_loop(
                 if e & LITERAL_BIT != 0 {
                     let b = entry_bits(e);
                     acc >>= b;
-                    nbits -= b;
+                    nbits = nbits.wrapping_sub(b);
                     // SAFETY: op <= (op at the iteration's start) + 6 < out_len.
                     unsafe { out.add(op).write(entry_value(e) as u8) };
                     op += 1;
@@ -277,7 +309,7 @@ fn decode_loop(
             let b = entry_bits(e);
             length = entry_value(e) as usize + ((acc & ((1u64 << b) - 1)) >> entry_len(e)) as usize;
             acc >>= b;
-            nbits -= b;
+            nbits = nbits.wrapping_sub(b);
 
             let mut de = d_root[acc as usize & (D_SIZE - 1)];
             if de & RARE_BITS != 0 {
@@ -294,21 +326,20 @@ fn decode_loop(
             distance =
                 entry_value(de) as usize + ((acc & ((1u64 << b) - 1)) >> entry_len(de)) as usize;
             acc >>= b;
-            nbits -= b;
+            nbits = nbits.wrapping_sub(b);
+            if (distance > op) | (distance > window) | (op + length > copy_end) {
+                (acc, nbits) = (start_acc, start_nbits);
+                break;
+            }
+            // SAFETY: at most the second refill since `room` held.
+            unsafe { refill(data, &mut ip, &mut acc, &mut nbits) };
+            e = ll_root[acc as usize & (LL_SIZE - 1)];
         }
-
-        if (distance > op) | (distance > window) | (op + length + COPY_SLACK > out_len) {
-            (acc, nbits) = (start_acc, start_nbits);
-            break;
-        }
-        // SAFETY: at most the second refill since `room` held.
-        unsafe { refill(data, &mut ip, &mut acc, &mut nbits) };
-        e = ll_root[acc as usize & (LL_SIZE - 1)];
         // SAFETY: checked just above: distance <= op, op + length + 16 <= out_len.
         unsafe { copy_match(out, op, length, distance) };
         op += length;
     }
-    r.resume(ip, acc, nbits);
+    r.resume(ip, acc, nbits & 0xff);
     sink.pos = op;
 }
 
