@@ -106,13 +106,25 @@ impl MatchFinder {
     }
 
     /// Longest match at `i` along the chain starting at `link` (the chain of
-    /// `i`'s hash before `i` is inserted). Returns (length, distance), length
-    /// 0 if none reaches 3. With `WIDE`, the chains must have been built
-    /// with pairs.
+    /// `i`'s hash before `i` is inserted), if longer than `beat` bytes
+    /// (`beat` is 0 or below the search's nice length). Returns (length,
+    /// distance) of the first longest match in the walk if it is longer than
+    /// `beat`, else a length of at most `beat` (0 if `beat` is 0): no match.
+    /// With `WIDE`, the chains must have been built with four links an entry.
+    ///
+    /// `beat` changes no answer above it: the walk visits the same links and
+    /// the first longest match is the same, only shorter candidates are
+    /// rejected sooner (by the cheap reject of a match of `beat` bytes).
     #[inline]
-    fn longest<const WIDE: bool>(&self, i: usize, mut link: u16, s: &Search) -> (usize, usize) {
+    fn longest<const WIDE: bool>(
+        &self,
+        i: usize,
+        mut link: u16,
+        s: &Search,
+        beat: usize,
+    ) -> (usize, usize) {
         let max = (self.len - i).min(MAX_MATCH);
-        if max < MIN_MATCH {
+        if max < MIN_MATCH || beat >= max {
             return (0, 0);
         }
         let mut p = Probe {
@@ -124,6 +136,13 @@ impl MatchFinder {
             key: self.load4(i) & 0x00ff_ffff,
             best: (0, 0),
         };
+        if beat >= MIN_MATCH {
+            // As if a match of `beat` bytes had been found.
+            p.best = (beat, 0);
+            p.off = beat - MIN_MATCH;
+            p.mask = u32::MAX;
+            p.key = self.load4(i + p.off);
+        }
         if link == NIL {
             return p.best;
         }
@@ -205,16 +224,17 @@ impl MatchFinder {
         false
     }
 
-    /// Longest match at `i`, inserting `i` into its chain.
+    /// Longest match at `i` if longer than `beat` (see
+    /// [`MatchFinder::longest`]), inserting `i` into its chain.
     #[inline]
-    fn find_and_insert(&mut self, i: usize, s: &Search) -> (usize, usize) {
+    fn find_and_insert(&mut self, i: usize, s: &Search, beat: usize) -> (usize, usize) {
         if i + MIN_MATCH > self.len {
             return (0, 0);
         }
         let h = self.hash(i);
         let link = self.head[h];
         self.insert::<true>(i, h);
-        self.longest::<true>(i, link, s)
+        self.longest::<true>(i, link, s, beat)
     }
 
     /// Fast level: greedy, each position's hash chain walked at most
@@ -237,7 +257,7 @@ impl MatchFinder {
             let link = (self.prev[i + 1] & 0xffff) as u16;
             // An empty chain (common) is a literal: no walk to set up.
             if link != NIL {
-                let (len, dist) = self.longest::<false>(i, link, &s);
+                let (len, dist) = self.longest::<false>(i, link, &s, 0);
                 if len >= MIN_MATCH {
                     sink.copy(len as u16, dist as u16);
                     i += len;
@@ -261,17 +281,18 @@ impl MatchFinder {
         // Positions below `last` have the 3 bytes a match needs.
         let last = (self.len + 1).saturating_sub(MIN_MATCH);
         let mut i = 0;
-        let mut cur = self.find_and_insert(0, &s);
+        let mut cur = self.find_and_insert(0, &s, 0);
         while i < self.len {
             if cur.0 < MIN_MATCH {
                 sink.literal(self.buf[i]);
                 i += 1;
-                cur = self.find_and_insert(i, &s);
+                cur = self.find_and_insert(i, &s, 0);
                 continue;
             }
-            // Defer if the next position starts a longer match.
+            // Defer if the next position starts a longer match (only a
+            // longer one matters: the search there rejects shorter ones).
             let next = if cur.0 < s.nice {
-                self.find_and_insert(i + 1, &s)
+                self.find_and_insert(i + 1, &s, cur.0)
             } else {
                 (0, 0)
             };
@@ -286,7 +307,7 @@ impl MatchFinder {
             let first = if cur.0 < s.nice { i + 2 } else { i + 1 };
             self.insert_run::<true>(first, (i + cur.0).min(last));
             i += cur.0;
-            cur = self.find_and_insert(i, &s);
+            cur = self.find_and_insert(i, &s, 0);
         }
     }
 }
