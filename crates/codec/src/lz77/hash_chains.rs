@@ -1,9 +1,9 @@
 //! Hash-chain match finding: the Fast (greedy) and Default (lazy) parses.
 //!
 //! Each hash of 3 bytes heads a chain of the earlier positions with that
-//! hash, newest first (`head`, `prev`, both holding links: positions + 1);
-//! a search walks a bounded number of links and keeps the first longest
-//! match. Best does not use the chains
+//! hash, newest first (`head`, and `prev` for Default or `prev16` for
+//! Fast, all holding links: positions + 1); a search walks a bounded number
+//! of links and keeps the first longest match. Best does not use the chains
 //! (see `bt.rs`), only the hash.
 
 use super::{
@@ -52,21 +52,21 @@ const DEFAULT: Search = Search {
 };
 
 impl MatchFinder {
-    /// Adds position `i` (with hash `h`) to its chain; with `WIDE` (the
-    /// Default parse, whose long walks take four links a step) also the
-    /// three links after the next one.
+    /// Adds position `i` (with hash `h`) to its chain: with `WIDE` (the
+    /// Default parse, whose long walks take four links a step) in `prev`,
+    /// with the three links after the next one; else (Fast) in `prev16`.
     #[inline]
     fn insert<const WIDE: bool>(&mut self, i: usize, h: usize) {
         let next = self.head[h];
-        // The links after `next` are the low three of its own entry (0 for
-        // NIL).
-        let after = if WIDE {
-            self.prev[next as usize] << 16
-        } else {
-            0
-        };
         // `i < PAGE_SIZE`: the mask only spares the bounds check.
-        self.prev[(i & (PAGE_SIZE - 1)) + 1] = u64::from(next) | after;
+        let at = (i & (PAGE_SIZE - 1)) + 1;
+        if WIDE {
+            // The links after `next` are the low three of its own entry (0
+            // for NIL).
+            self.prev[at] = u64::from(next) | self.prev[next as usize] << 16;
+        } else {
+            self.prev16[at] = next;
+        }
         self.head[h] = (i + 1) as u16;
     }
 
@@ -110,7 +110,7 @@ impl MatchFinder {
     /// (`beat` is 0 or below the search's nice length). Returns (length,
     /// distance) of the first longest match in the walk if it is longer than
     /// `beat`, else a length of at most `beat` (0 if `beat` is 0): no match.
-    /// With `WIDE`, the chains must have been built with four links an entry.
+    /// With `WIDE` the chains are read from `prev`, else from `prev16`.
     ///
     /// `beat` changes no answer above it: the walk visits the same links and
     /// the first longest match is the same, only shorter candidates are
@@ -152,7 +152,7 @@ impl MatchFinder {
                 if self.try_candidate(link, &mut p) {
                     break;
                 }
-                link = (self.prev[link as usize] & 0xffff) as u16;
+                link = self.prev16[link as usize];
                 left -= 1;
                 if link == NIL || left == 0 {
                     break;
@@ -226,7 +226,7 @@ impl MatchFinder {
 
     /// Longest match at `i` if longer than `beat` (see
     /// [`MatchFinder::longest`]), inserting `i` into its chain.
-    #[inline]
+    #[inline(always)]
     fn find_and_insert(&mut self, i: usize, s: &Search, beat: usize) -> (usize, usize) {
         if i + MIN_MATCH > self.len {
             return (0, 0);
@@ -247,14 +247,14 @@ impl MatchFinder {
         // no-op that bounds `last` for the compiler: fewer bounds checks.)
         let last = (n.min(PAGE_SIZE) + 1).saturating_sub(MIN_MATCH);
         // Every position goes into its chain first, in one pass without
-        // data-dependent branches. The walk at `i` starts at `prev[i]`,
-        // (link i + 1), which links only earlier positions, newest first: the
-        // same chain
-        // inserting while parsing builds, so the same tokens.
+        // data-dependent branches. The walk at `i` starts at `prev16[i + 1]`
+        // (the entry of link i + 1), which links only earlier positions,
+        // newest first: the same chain inserting while parsing builds, so
+        // the same tokens.
         self.insert_run::<false>(0, last);
         let mut i = 0;
         while i < last {
-            let link = (self.prev[i + 1] & 0xffff) as u16;
+            let link = self.prev16[i + 1];
             // An empty chain (common) is a literal: no walk to set up.
             if link != NIL {
                 let (len, dist) = self.longest::<false>(i, link, &s, 0);
