@@ -115,7 +115,7 @@ impl MatchFinder {
     /// `beat` changes no answer above it: the walk visits the same links and
     /// the first longest match is the same, only shorter candidates are
     /// rejected sooner (by the cheap reject of a match of `beat` bytes).
-    #[inline]
+    #[inline(always)]
     fn longest<const WIDE: bool>(
         &self,
         i: usize,
