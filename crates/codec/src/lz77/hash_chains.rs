@@ -74,6 +74,9 @@ impl MatchFinder {
     /// chains, in order (none if `from >= end`).
     #[inline]
     fn insert_run<const WIDE: bool>(&mut self, from: usize, end: usize) {
+        // (A no-op: tells the compiler positions are in the page, so their
+        // chain entries need no mask.)
+        let end = end.min(PAGE_SIZE);
         let mut k = from;
         // Four at a time, their bytes from one load.
         while k + 4 <= end {
@@ -194,6 +197,13 @@ impl MatchFinder {
         p.best
     }
 
+    /// Fast's walk: [`MatchFinder::longest`] out of line (measured faster
+    /// than inlined into the parse loop).
+    #[inline(never)]
+    fn longest_fast(&self, i: usize, link: u16) -> (usize, usize) {
+        self.longest::<false>(i, link, &FAST, 0)
+    }
+
     /// Whether the candidate at `link` passes `p`'s cheap reject. (NIL may
     /// pass: [`MatchFinder::try_candidate`] is not called for it.)
     #[inline(always)]
@@ -238,10 +248,9 @@ impl MatchFinder {
     }
 
     /// Fast level: greedy, each position's hash chain walked at most
-    /// [`FAST_CHAIN_DEPTH`] deep (one loop, everything inlined: it is the
-    /// trainer's hot path).
+    /// [`FAST_CHAIN_DEPTH`] deep (one loop, only the walk out of line: it is
+    /// the trainer's hot path too).
     pub(super) fn parse_greedy<S: TokenSink>(&mut self, sink: &mut S) {
-        let s = FAST;
         let n = self.len;
         // Positions below `last` have the 3 bytes a match needs. (`min` is a
         // no-op that bounds `last` for the compiler: fewer bounds checks.)
@@ -257,7 +266,7 @@ impl MatchFinder {
             let link = self.prev16[i + 1];
             // An empty chain (common) is a literal: no walk to set up.
             if link != NIL {
-                let (len, dist) = self.longest::<false>(i, link, &s, 0);
+                let (len, dist) = self.longest_fast(i, link);
                 if len >= MIN_MATCH {
                     sink.copy(len as u16, dist as u16);
                     i += len;
