@@ -51,6 +51,18 @@ const DEFAULT: Search = Search {
     nice: DEFAULT_NICE,
 };
 
+/// The chain entry of `link`. Only positions with 3 bytes in the page
+/// (below `PAGE_SIZE - 2`) are in chains, so links are below `PAGE_SIZE`
+/// and the mask changes none: it only spares the bounds check.
+#[inline(always)]
+fn chain_index(link: u16) -> usize {
+    debug_assert!(
+        (link as usize) < PAGE_SIZE - 1,
+        "link {link} of no position"
+    );
+    link as usize & (PAGE_SIZE - 1)
+}
+
 impl MatchFinder {
     /// Adds position `i` (with hash `h`) to its chain: with `WIDE` (the
     /// Default parse, whose long walks take four links a step) in `prev`,
@@ -63,7 +75,7 @@ impl MatchFinder {
         if WIDE {
             // The links after `next` are the low three of its own entry (0
             // for NIL).
-            self.prev[at] = u64::from(next) | self.prev[next as usize] << 16;
+            self.prev[at] = u64::from(next) | self.prev[chain_index(next)] << 16;
         } else {
             self.prev16[at] = next;
         }
@@ -155,7 +167,7 @@ impl MatchFinder {
                 if self.try_candidate(link, &mut p) {
                     break;
                 }
-                link = self.prev16[link as usize];
+                link = self.prev16[chain_index(link)];
                 left -= 1;
                 if link == NIL || left == 0 {
                     break;
@@ -168,7 +180,7 @@ impl MatchFinder {
         // four cheap rejects are tested together first: most groups have no
         // candidate left, and go by without a walk through them one by one.
         loop {
-            let links = self.prev[link as usize];
+            let links = self.prev[chain_index(link)];
             let group = [
                 link,
                 links as u16,
