@@ -105,8 +105,9 @@ struct CodeWords {
     lit: [u32; END_OF_BLOCK as usize + 1],
     /// Match lengths (3..=258): (code | extra << code length) << 5 | bits.
     len: [u32; MAX_MATCH + 1],
-    /// Distances (1..=4096): (code | extra << code length) << 8 | bits.
-    dist: Box<[u64; WINDOW_SIZE + 1]>,
+    /// Distances (1..=4096): (code | extra << code length) << 5 | bits (at
+    /// most 15 + 10 bits, so a word fits 32 bits: a smaller table to cache).
+    dist: Box<[u32; WINDOW_SIZE + 1]>,
 }
 
 impl CodeWords {
@@ -125,13 +126,13 @@ impl CodeWords {
             let n = l.litlen[s] as u32;
             *w = (ll_code[s] as u32 | (eval as u32) << n) << 5 | (n + ebits as u32);
         }
-        let mut dist = Box::new([0u64; WINDOW_SIZE + 1]);
+        let mut dist = Box::new([0u32; WINDOW_SIZE + 1]);
         for (distance, w) in dist.iter_mut().enumerate().skip(1) {
             let s = dist_symbol(distance as u16) as usize;
             let (ebits, eval) = dist_extra(distance as u16);
             let n = l.dist[s] as u32;
-            *w =
-                u64::from(d_code[s] as u32 | (eval as u32) << n) << 8 | u64::from(n + ebits as u32);
+            debug_assert!(n + ebits as u32 <= 27, "a distance word fits 32 bits");
+            *w = (d_code[s] as u32 | (eval as u32) << n) << 5 | (n + ebits as u32);
         }
         CodeWords { lit, len, dist }
     }
@@ -224,7 +225,7 @@ impl TokenSink for WordWriter<'_> {
         let c = self.words.len[length as usize];
         let d = self.words.dist[distance as usize];
         let n = c & 31;
-        self.put(u64::from(c >> 5) | (d >> 8) << n, n + (d & 0xff) as u32);
+        self.put(u64::from(c >> 5) | u64::from(d >> 5) << n, n + (d & 31));
     }
 }
 

@@ -1,9 +1,9 @@
 //! Hash-chain match finding: the Fast (greedy) and Default (lazy) parses.
 //!
 //! Each hash of 3 bytes heads a chain of the earlier positions with that
-//! hash, newest first (`head`, `prev`, both holding links: positions + 1);
-//! a search walks a bounded number of links and keeps the first longest
-//! match. Best does not use the chains
+//! hash, newest first (`head`, and `prev` for Default or `prev16` for
+//! Fast, all holding links: positions + 1); a search walks a bounded number
+//! of links and keeps the first longest match. Best does not use the chains
 //! (see `bt.rs`), only the hash.
 
 use super::{
@@ -51,22 +51,34 @@ const DEFAULT: Search = Search {
     nice: DEFAULT_NICE,
 };
 
+/// The chain entry of `link`. Only positions with 3 bytes in the page
+/// (below `PAGE_SIZE - 2`) are in chains, so links are below `PAGE_SIZE`
+/// and the mask changes none: it only spares the bounds check.
+#[inline(always)]
+fn chain_index(link: u16) -> usize {
+    debug_assert!(
+        (link as usize) < PAGE_SIZE - 1,
+        "link {link} of no position"
+    );
+    link as usize & (PAGE_SIZE - 1)
+}
+
 impl MatchFinder {
-    /// Adds position `i` (with hash `h`) to its chain; with `WIDE` (the
-    /// Default parse, whose long walks take four links a step) also the
-    /// three links after the next one.
+    /// Adds position `i` (with hash `h`) to its chain: with `WIDE` (the
+    /// Default parse, whose long walks take four links a step) in `prev`,
+    /// with the three links after the next one; else (Fast) in `prev16`.
     #[inline]
     fn insert<const WIDE: bool>(&mut self, i: usize, h: usize) {
         let next = self.head[h];
-        // The links after `next` are the low three of its own entry (0 for
-        // NIL).
-        let after = if WIDE {
-            self.prev[next as usize] << 16
-        } else {
-            0
-        };
         // `i < PAGE_SIZE`: the mask only spares the bounds check.
-        self.prev[(i & (PAGE_SIZE - 1)) + 1] = u64::from(next) | after;
+        let at = (i & (PAGE_SIZE - 1)) + 1;
+        if WIDE {
+            // The links after `next` are the low three of its own entry (0
+            // for NIL).
+            self.prev[at] = u64::from(next) | self.prev[chain_index(next)] << 16;
+        } else {
+            self.prev16[at] = next;
+        }
         self.head[h] = (i + 1) as u16;
     }
 
@@ -74,6 +86,9 @@ impl MatchFinder {
     /// chains, in order (none if `from >= end`).
     #[inline]
     fn insert_run<const WIDE: bool>(&mut self, from: usize, end: usize) {
+        // (A no-op: tells the compiler positions are in the page, so their
+        // chain entries need no mask.)
+        let end = end.min(PAGE_SIZE);
         let mut k = from;
         // Four at a time, their bytes from one load.
         while k + 4 <= end {
@@ -106,13 +121,25 @@ impl MatchFinder {
     }
 
     /// Longest match at `i` along the chain starting at `link` (the chain of
-    /// `i`'s hash before `i` is inserted). Returns (length, distance), length
-    /// 0 if none reaches 3. With `WIDE`, the chains must have been built
-    /// with pairs.
-    #[inline]
-    fn longest<const WIDE: bool>(&self, i: usize, mut link: u16, s: &Search) -> (usize, usize) {
+    /// `i`'s hash before `i` is inserted), if longer than `beat` bytes
+    /// (`beat` is 0 or below the search's nice length). Returns (length,
+    /// distance) of the first longest match in the walk if it is longer than
+    /// `beat`, else a length of at most `beat` (0 if `beat` is 0): no match.
+    /// With `WIDE` the chains are read from `prev`, else from `prev16`.
+    ///
+    /// `beat` changes no answer above it: the walk visits the same links and
+    /// the first longest match is the same, only shorter candidates are
+    /// rejected sooner (by the cheap reject of a match of `beat` bytes).
+    #[inline(always)]
+    fn longest<const WIDE: bool>(
+        &self,
+        i: usize,
+        mut link: u16,
+        s: &Search,
+        beat: usize,
+    ) -> (usize, usize) {
         let max = (self.len - i).min(MAX_MATCH);
-        if max < MIN_MATCH {
+        if max < MIN_MATCH || beat >= max {
             return (0, 0);
         }
         let mut p = Probe {
@@ -124,6 +151,13 @@ impl MatchFinder {
             key: self.load4(i) & 0x00ff_ffff,
             best: (0, 0),
         };
+        if beat >= MIN_MATCH {
+            // As if a match of `beat` bytes had been found.
+            p.best = (beat, 0);
+            p.off = beat - MIN_MATCH;
+            p.mask = u32::MAX;
+            p.key = self.load4(i + p.off);
+        }
         if link == NIL {
             return p.best;
         }
@@ -133,7 +167,7 @@ impl MatchFinder {
                 if self.try_candidate(link, &mut p) {
                     break;
                 }
-                link = (self.prev[link as usize] & 0xffff) as u16;
+                link = self.prev16[chain_index(link)];
                 left -= 1;
                 if link == NIL || left == 0 {
                     break;
@@ -146,7 +180,7 @@ impl MatchFinder {
         // four cheap rejects are tested together first: most groups have no
         // candidate left, and go by without a walk through them one by one.
         loop {
-            let links = self.prev[link as usize];
+            let links = self.prev[chain_index(link)];
             let group = [
                 link,
                 links as u16,
@@ -173,6 +207,13 @@ impl MatchFinder {
             link = next;
         }
         p.best
+    }
+
+    /// Fast's walk: [`MatchFinder::longest`] out of line (measured faster
+    /// than inlined into the parse loop).
+    #[inline(never)]
+    fn longest_fast(&self, i: usize, link: u16) -> (usize, usize) {
+        self.longest::<false>(i, link, &FAST, 0)
     }
 
     /// Whether the candidate at `link` passes `p`'s cheap reject. (NIL may
@@ -205,39 +246,39 @@ impl MatchFinder {
         false
     }
 
-    /// Longest match at `i`, inserting `i` into its chain.
-    #[inline]
-    fn find_and_insert(&mut self, i: usize, s: &Search) -> (usize, usize) {
+    /// Longest match at `i` if longer than `beat` (see
+    /// [`MatchFinder::longest`]), inserting `i` into its chain.
+    #[inline(always)]
+    fn find_and_insert(&mut self, i: usize, s: &Search, beat: usize) -> (usize, usize) {
         if i + MIN_MATCH > self.len {
             return (0, 0);
         }
         let h = self.hash(i);
         let link = self.head[h];
         self.insert::<true>(i, h);
-        self.longest::<true>(i, link, s)
+        self.longest::<true>(i, link, s, beat)
     }
 
     /// Fast level: greedy, each position's hash chain walked at most
-    /// [`FAST_CHAIN_DEPTH`] deep (one loop, everything inlined: it is the
-    /// trainer's hot path).
+    /// [`FAST_CHAIN_DEPTH`] deep (one loop, only the walk out of line: it is
+    /// the trainer's hot path too).
     pub(super) fn parse_greedy<S: TokenSink>(&mut self, sink: &mut S) {
-        let s = FAST;
         let n = self.len;
         // Positions below `last` have the 3 bytes a match needs. (`min` is a
         // no-op that bounds `last` for the compiler: fewer bounds checks.)
         let last = (n.min(PAGE_SIZE) + 1).saturating_sub(MIN_MATCH);
         // Every position goes into its chain first, in one pass without
-        // data-dependent branches. The walk at `i` starts at `prev[i]`,
-        // (link i + 1), which links only earlier positions, newest first: the
-        // same chain
-        // inserting while parsing builds, so the same tokens.
+        // data-dependent branches. The walk at `i` starts at `prev16[i + 1]`
+        // (the entry of link i + 1), which links only earlier positions,
+        // newest first: the same chain inserting while parsing builds, so
+        // the same tokens.
         self.insert_run::<false>(0, last);
         let mut i = 0;
         while i < last {
-            let link = (self.prev[i + 1] & 0xffff) as u16;
+            let link = self.prev16[i + 1];
             // An empty chain (common) is a literal: no walk to set up.
             if link != NIL {
-                let (len, dist) = self.longest::<false>(i, link, &s);
+                let (len, dist) = self.longest_fast(i, link);
                 if len >= MIN_MATCH {
                     sink.copy(len as u16, dist as u16);
                     i += len;
@@ -261,17 +302,18 @@ impl MatchFinder {
         // Positions below `last` have the 3 bytes a match needs.
         let last = (self.len + 1).saturating_sub(MIN_MATCH);
         let mut i = 0;
-        let mut cur = self.find_and_insert(0, &s);
+        let mut cur = self.find_and_insert(0, &s, 0);
         while i < self.len {
             if cur.0 < MIN_MATCH {
                 sink.literal(self.buf[i]);
                 i += 1;
-                cur = self.find_and_insert(i, &s);
+                cur = self.find_and_insert(i, &s, 0);
                 continue;
             }
-            // Defer if the next position starts a longer match.
+            // Defer if the next position starts a longer match (only a
+            // longer one matters: the search there rejects shorter ones).
             let next = if cur.0 < s.nice {
-                self.find_and_insert(i + 1, &s)
+                self.find_and_insert(i + 1, &s, cur.0)
             } else {
                 (0, 0)
             };
@@ -286,7 +328,7 @@ impl MatchFinder {
             let first = if cur.0 < s.nice { i + 2 } else { i + 1 };
             self.insert_run::<true>(first, (i + cur.0).min(last));
             i += cur.0;
-            cur = self.find_and_insert(i, &s);
+            cur = self.find_and_insert(i, &s, 0);
         }
     }
 }

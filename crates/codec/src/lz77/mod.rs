@@ -191,13 +191,17 @@ pub struct MatchFinder {
     /// Bytes of `buf` that are the page.
     len: usize,
     head: Box<[u16; HASH_SIZE]>,
-    /// Chain links by link: `prev[l]` holds the link that follows link `l`
-    /// (position `l - 1`) in its chain (low 16 bits) and, for the Default
-    /// parse, the three after that (higher 16-bit fields, 0 past the end).
-    /// Indexed by the link itself, so a chain walk loads the next links
-    /// straight from the last one: one load per four links on its dependent
-    /// path. `prev[0]` stays 0: NIL is followed by NIL.
+    /// Default's chain links by link: `prev[l]` holds the link that follows
+    /// link `l` (position `l - 1`) in its chain (low 16 bits) and the three
+    /// after that (higher 16-bit fields, 0 past the end). Indexed by the
+    /// link itself, so a chain walk loads the next links straight from the
+    /// last one: one load per four links on its dependent path. `prev[0]`
+    /// stays 0: NIL is followed by NIL.
     prev: Box<[u64; PAGE_SIZE + 1]>,
+    /// Fast's chain links by link: `prev16[l]` is the link after link `l`
+    /// (a quarter of `prev`'s size: Fast's tables stay in the L1 cache).
+    /// `prev16[0]` stays NIL.
+    prev16: Box<[u16; PAGE_SIZE + 1]>,
     /// Best-level scratch: cost to reach each position, and how.
     cost: Vec<u32>,
     step: Vec<(u16, u16)>,
@@ -229,6 +233,7 @@ impl MatchFinder {
             len: 0,
             head: Box::new([NIL; HASH_SIZE]),
             prev: Box::new([0; PAGE_SIZE + 1]),
+            prev16: Box::new([NIL; PAGE_SIZE + 1]),
             cost: Vec::new(),
             step: Vec::new(),
             candidates: Vec::new(),
