@@ -15,12 +15,12 @@ fn main() {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "commit unknown".into());
     println!("cargo:rustc-env=CANNERY_COMMIT={commit}");
-    let features: Vec<&str> = ["qpl", "qat", "lzo"]
+    let features: Vec<&str> = ["qpl", "isal", "qat", "lzo"]
         .into_iter()
         .filter(|f| std::env::var(format!("CARGO_FEATURE_{}", f.to_uppercase())).is_ok())
         .collect();
     let features = if features.is_empty() {
-        "none (qpl, qat and lzo are off)".to_string()
+        "none (qpl, isal, qat and lzo are off)".to_string()
     } else {
         features.join(", ")
     };
