@@ -15,22 +15,18 @@ use cannery_codec::token::Token;
 use cannery_codec::Table;
 use cannery_export::isal::native::{compressor_counts, update_histogram, Hufftables};
 
-/// Every `step`-th page of each workload, up to `per_workload` pages.
+/// Every `step`-th page of each workload, up to `per_workload` pages,
+/// same-filled ones left out.
 fn corpus_pages(per_workload: usize, step: usize) -> Vec<Vec<u8>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/fleet-snapshots");
     let corpus = cannery_capture::Corpus::open(&dir).expect("the shipped corpus");
-    let mut v = Vec::new();
-    for w in &corpus.workloads {
-        let pages = w.pages().expect("workload pages");
-        v.extend(
-            pages
-                .step_by(step)
-                .take(per_workload)
-                .map(|p| p.expect("page").data)
-                .filter(|d| d.iter().any(|&b| b != d[0])),
-        );
-    }
-    v
+    let (pages, _) = corpus
+        .read_pages_every(step, Some(per_workload))
+        .expect("workload pages");
+    pages
+        .into_iter()
+        .filter(|d| d.iter().any(|&b| b != d[0]))
+        .collect()
 }
 
 fn tokens(t: &Hufftables, page: &[u8]) -> Vec<Token> {

@@ -145,15 +145,8 @@ pub fn corpus_pages(per_workload: usize, step: usize) -> Vec<Vec<u8>> {
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/fleet-snapshots");
     let corpus = cannery_capture::Corpus::open(&dir).expect("the shipped corpus");
-    let mut v = Vec::new();
-    for w in &corpus.workloads {
-        let pages = w.pages().expect("workload pages");
-        v.extend(
-            pages
-                .step_by(step)
-                .take(per_workload)
-                .map(|p| p.expect("page").data),
-        );
-    }
-    v
+    let (pages, _) = corpus
+        .read_pages_every(step, Some(per_workload))
+        .expect("workload pages");
+    pages
 }

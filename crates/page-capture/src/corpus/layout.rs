@@ -153,13 +153,21 @@ impl Corpus {
     /// (for checks that report which page failed). An error if the corpus
     /// holds no pages.
     pub fn read_pages(&self, limit: Option<usize>) -> Result<(Vec<Vec<u8>>, Vec<String>)> {
+        self.read_pages_every(1, limit)
+    }
+
+    /// As [`Corpus::read_pages`], but only every `step`-th page of each
+    /// workload (pages 0, `step`, 2 × `step`, …: samples spread over a
+    /// capture), at most `limit` of them per workload.
+    pub fn read_pages_every(
+        &self,
+        step: usize,
+        limit: Option<usize>,
+    ) -> Result<(Vec<Vec<u8>>, Vec<String>)> {
         let limit = limit.unwrap_or(usize::MAX);
         let (mut pages, mut labels) = (Vec::new(), Vec::new());
         for w in &self.workloads {
-            for (i, page) in w.pages()?.enumerate() {
-                if i >= limit {
-                    break;
-                }
+            for (i, page) in w.pages()?.enumerate().step_by(step.max(1)).take(limit) {
                 pages.push(page?.data);
                 labels.push(format!("{}#{i}", w.name));
             }
@@ -301,6 +309,12 @@ mod tests {
         let (pages, labels) = c.read_pages(Some(2)).unwrap();
         assert_eq!(labels, ["w1#0", "w1#1", "w2#0", "w2#1"]);
         assert_eq!(pages.len(), 4);
+        // Every second page of each workload, the limit counting those taken.
+        let (pages, labels) = c.read_pages_every(2, None).unwrap();
+        assert_eq!(labels, ["w1#0", "w2#0", "w2#2"]);
+        assert_eq!(pages[2], vec![8u8; 4096]);
+        let (_, labels) = c.read_pages_every(2, Some(1)).unwrap();
+        assert_eq!(labels, ["w1#0", "w2#0"]);
     }
 
     #[test]
