@@ -16,6 +16,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::loan::{Loan, LoanSlot};
 use super::MAX_BATCH_SIZE;
 
 /// The claim counter holds `epoch << 16 | lo << 8 | hi`: units `lo..hi` of
@@ -31,6 +32,38 @@ const _: () = assert!(MAX_BATCH_SIZE <= 0xff);
 #[inline]
 pub(super) fn opened(epoch: u64, n: usize) -> u64 {
     (epoch << EPOCH_SHIFT) | n as u64
+}
+
+/// What the engines of one batch object share: the claim counter, and
+/// where the loan of the call it counts lives (the caller's stack).
+pub(super) struct Board {
+    claims: AtomicU64,
+    loan: LoanSlot,
+}
+
+impl Board {
+    pub(super) fn new() -> Board {
+        Board {
+            claims: AtomicU64::new(0),
+            loan: LoanSlot::empty(),
+        }
+    }
+
+    /// Opens call `epoch` of `n` units, lent by `loan`: claims of that epoch
+    /// now succeed, and a lane that made one may read `loan`
+    /// ([`Ticket::loan`]). The caller keeps `loan` alive, and the call open,
+    /// until every lane that may hold a claimed unit is home
+    /// (`Engines::call`).
+    pub(super) fn open(&self, epoch: u64, n: usize, loan: &Loan) {
+        self.loan.publish(loan);
+        // Release: the loan's address before the units it lends.
+        self.claims.store(opened(epoch, n), Ordering::Release);
+    }
+
+    /// Closes call `epoch`: no unit of it is left to claim.
+    pub(super) fn close(&self, epoch: u64) {
+        self.claims.store(opened(epoch, 0), Ordering::Release);
+    }
 }
 
 /// Claims a unit of batch `epoch` from the shared counter: the lowest
@@ -61,7 +94,7 @@ fn claim(claims: &AtomicU64, epoch: u64, low: bool) -> Option<usize> {
 /// A lane's part of the claim protocol: the batch it was staged for and the
 /// units it did.
 pub(super) struct Ticket {
-    claims: Arc<AtomicU64>,
+    board: Arc<Board>,
     /// The batch this lane was lent.
     pub(super) epoch: u64,
     /// The unit index of each slot this lane filled, in slot order.
@@ -69,9 +102,9 @@ pub(super) struct Ticket {
 }
 
 impl Ticket {
-    pub(super) fn new(claims: Arc<AtomicU64>, slots: usize) -> Ticket {
+    pub(super) fn new(board: Arc<Board>, slots: usize) -> Ticket {
         Ticket {
-            claims,
+            board,
             epoch: 0,
             done: Vec::with_capacity(slots),
         }
@@ -85,7 +118,20 @@ impl Ticket {
     /// A worker's claim: the highest unclaimed unit.
     #[inline]
     pub(super) fn claim(&self) -> Option<usize> {
-        claim(&self.claims, self.epoch, false)
+        claim(&self.board.claims, self.epoch, false)
+    }
+
+    /// The loan of the call whose unit this lane claimed.
+    ///
+    /// # Safety
+    /// This lane claimed a unit of its epoch's call ([`Ticket::claim`]
+    /// returned `Some`) and has not gone home since: that call has not
+    /// ended, so the board still points at its loan, which is alive.
+    #[allow(unsafe_code)]
+    #[inline]
+    pub(super) unsafe fn loan<'a>(&self) -> &'a Loan {
+        // SAFETY: this function's contract.
+        unsafe { self.board.loan.get() }
     }
 }
 
@@ -100,15 +146,26 @@ pub(super) struct Turn {
 
 impl Turn {
     #[inline]
-    pub(super) fn next(&mut self, claims: &AtomicU64) -> Option<usize> {
+    pub(super) fn next(&mut self, board: &Board) -> Option<usize> {
         if self.shared {
-            claim(claims, self.epoch, true)
+            claim(&board.claims, self.epoch, true)
         } else if self.next < self.n {
             self.next += 1;
             Some(self.next - 1)
         } else {
             None
         }
+    }
+}
+
+/// The caller's turn in call `epoch` of `n` units shared with workers.
+#[cfg(test)]
+pub(super) fn caller_turn(epoch: u64, n: usize) -> Turn {
+    Turn {
+        shared: true,
+        epoch,
+        n,
+        next: 0,
     }
 }
 

@@ -3,10 +3,9 @@
 //! [`CompressedBatch`].
 
 use std::fmt;
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use super::claim::Ticket;
+use super::claim::{Board, Ticket};
 use super::engine::{Engines, Lane};
 use super::loan::Loan;
 use super::{BatchError, PageCompressor, UnitStatus};
@@ -26,19 +25,16 @@ fn compress_unit<C: PageCompressor>(
 struct CompressLane<C: PageCompressor> {
     codec: C,
     ticket: Ticket,
-    /// The call's units (workers).
-    loan: Loan,
     /// One output buffer per slot.
     outs: Vec<Vec<u8>>,
     status: Vec<UnitStatus<C::Error>>,
 }
 
 impl<C: PageCompressor> CompressLane<C> {
-    fn new(codec: C, claims: Arc<AtomicU64>, slots: usize) -> Self {
+    fn new(codec: C, board: Arc<Board>, slots: usize) -> Self {
         CompressLane {
             codec,
-            ticket: Ticket::new(claims, slots),
-            loan: Loan::none(),
+            ticket: Ticket::new(board, slots),
             // Room for the encoder to run a little past the limit before it stops.
             outs: (0..slots)
                 .map(|_| Vec::with_capacity(PAGE_SIZE + 1024))
@@ -67,18 +63,13 @@ impl<C: PageCompressor> Lane for CompressLane<C> {
         self.status.clear();
     }
 
-    fn lend(&mut self, loan: Loan) {
-        self.loan = loan;
-    }
-
     #[allow(unsafe_code)]
     fn run_claimed(&mut self) {
         while let Some(i) = self.ticket.claim() {
             let slot = self.ticket.done.len();
-            // SAFETY: this lane claimed unit `i` of the call that made the
-            // loan, and that call waits for this lane before it ends
-            // (`Engines::call`).
-            let unit = unsafe { self.loan.unit(i) };
+            // SAFETY: this lane claimed unit `i` of its call, and that call
+            // waits for this lane before it ends (`Engines::call`).
+            let unit = unsafe { self.ticket.loan().unit(i) };
             let s = compress_unit(&mut self.codec, unit, &mut self.outs[slot]);
             self.status.push(s);
             self.ticket.done.push(i as u8);
@@ -106,8 +97,8 @@ impl<C: PageCompressor> BatchCompressor<C> {
     /// here). Codecs beyond `batch_size` are dropped: they would never get
     /// a unit.
     pub fn new(batch_size: usize, codecs: Vec<C>) -> Result<Self, BatchError> {
-        let engines = Engines::new(batch_size, codecs, |codec, claims| {
-            CompressLane::new(codec, claims, batch_size)
+        let engines = Engines::new(batch_size, codecs, |codec, board| {
+            CompressLane::new(codec, board, batch_size)
         })?;
         Ok(BatchCompressor { engines })
     }
@@ -133,7 +124,7 @@ impl<C: PageCompressor> BatchCompressor<C> {
         let units = &arr[..n];
         let loan = Loan::new(units, None);
         self.engines
-            .call(n, loan, |lane, i| lane.run_direct(i, units[i]), |_, _| {})?;
+            .call(n, &loan, |lane, i| lane.run_direct(i, units[i]), |_, _| {})?;
         Ok(CompressedBatch { owner: self })
     }
 
@@ -199,10 +190,8 @@ impl<'a, C: PageCompressor> CompressedBatch<'a, C> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::Ordering;
-
     use super::*;
-    use crate::batch::claim::opened;
+    use crate::batch::claim::caller_turn;
     use crate::batch::PageDecompressor;
     use crate::{Decoder, Encoder, Format, Level, Mode};
 
@@ -262,19 +251,20 @@ mod tests {
 
     #[test]
     fn a_stale_lane_does_nothing() {
-        let claims = Arc::new(AtomicU64::new(0));
-        let mut lane = CompressLane::new(fixed_encoders(1).remove(0), claims.clone(), 4);
+        let board = Arc::new(Board::new());
+        let mut lane = CompressLane::new(fixed_encoders(1).remove(0), board.clone(), 4);
         let units: [&[u8]; 4] = [b"aaaa", b"bbbb", b"cccc", b"dddd"];
+        let loan = Loan::new(&units, None);
         lane.reset(7);
-        lane.lend(Loan::new(&units, None));
         // The counter is at a newer call that still has unclaimed units.
-        claims.store(opened(8, 4), Ordering::Release);
+        board.open(8, 4, &loan);
         lane.run_claimed();
         assert!(lane.ticket.done.is_empty());
         assert!(lane.status.is_empty());
         // Its own call, with unit 0 taken by the caller: it takes every unit
         // left from the top down.
-        claims.store(opened(7, 4) + (1 << 8), Ordering::Release);
+        board.open(7, 4, &loan);
+        assert_eq!(caller_turn(7, 4).next(&board), Some(0));
         lane.run_claimed();
         assert_eq!(lane.ticket.done, [3, 2, 1]);
         assert_eq!(lane.status.len(), 3);

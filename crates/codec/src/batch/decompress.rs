@@ -4,10 +4,9 @@
 //! [`DecompressedBatch`].
 
 use std::fmt;
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use super::claim::Ticket;
+use super::claim::{Board, Ticket};
 use super::engine::{Engines, Lane};
 use super::loan::Loan;
 use super::{BatchError, PageDecompressor};
@@ -27,17 +26,14 @@ fn decompress_unit<D: PageDecompressor>(
 struct DecompressLane<D: PageDecompressor> {
     codec: D,
     ticket: Ticket,
-    /// The call's streams and output slots.
-    loan: Loan,
     status: Vec<Result<usize, D::Error>>,
 }
 
 impl<D: PageDecompressor> DecompressLane<D> {
-    fn new(codec: D, claims: Arc<AtomicU64>, slots: usize) -> Self {
+    fn new(codec: D, board: Arc<Board>, slots: usize) -> Self {
         DecompressLane {
             codec,
-            ticket: Ticket::new(claims, slots),
-            loan: Loan::none(),
+            ticket: Ticket::new(board, slots),
             status: Vec::with_capacity(slots),
         }
     }
@@ -70,17 +66,15 @@ impl<D: PageDecompressor> Lane for DecompressLane<D> {
         self.status.clear();
     }
 
-    fn lend(&mut self, loan: Loan) {
-        self.loan = loan;
-    }
-
     #[allow(unsafe_code)]
     fn run_claimed(&mut self) {
-        let loan = self.loan;
         while let Some(i) = self.ticket.claim() {
             // SAFETY: claimed under the call's epoch; the call waits for this
-            // lane before it ends (`Engines::call`).
-            unsafe { self.run(&loan, i) };
+            // lane before it ends (`Engines::call`), so its loan is alive.
+            unsafe {
+                let loan = self.ticket.loan();
+                self.run(loan, i);
+            }
         }
     }
 }
@@ -103,8 +97,8 @@ impl<D: PageDecompressor> BatchDecompressor<D> {
     /// A batch decompressor with one engine per codec; see
     /// [`BatchCompressor::new`](super::BatchCompressor::new).
     pub fn new(batch_size: usize, codecs: Vec<D>) -> Result<Self, BatchError> {
-        let engines = Engines::new(batch_size, codecs, |codec, claims| {
-            DecompressLane::new(codec, claims, batch_size)
+        let engines = Engines::new(batch_size, codecs, |codec, board| {
+            DecompressLane::new(codec, board, batch_size)
         })?;
         Ok(BatchDecompressor { engines })
     }
@@ -144,7 +138,7 @@ impl<D: PageDecompressor> BatchDecompressor<D> {
         let loan = Loan::new(streams, Some(out));
         self.engines.call(
             n,
-            loan,
+            &loan,
             // SAFETY: the caller claimed `i` from the bottom of the counter
             // during the call that made the loan.
             #[allow(unsafe_code)]
@@ -202,8 +196,7 @@ impl<'a, D: PageDecompressor> DecompressedBatch<'a, D> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::claim::opened;
-    use std::sync::atomic::Ordering;
+    use crate::batch::claim::caller_turn;
 
     /// Copies a stream into its slot: a codec small enough for Miri, which
     /// checks the loan's reads and writes across threads.
@@ -253,25 +246,26 @@ mod tests {
 
     #[test]
     fn a_stale_lane_touches_nothing() {
-        let claims = Arc::new(AtomicU64::new(0));
-        let mut lane = DecompressLane::new(Copy, claims.clone(), 4);
+        let board = Arc::new(Board::new());
+        let mut lane = DecompressLane::new(Copy, board.clone(), 4);
         let s = streams(4, 9);
         let units: Vec<&[u8]> = s.iter().map(|x| &x[..]).collect();
         let mut out = vec![0u8; 4 * PAGE_SIZE];
+        let loan = Loan::new(&units, Some(&mut out));
         lane.reset(7);
-        lane.lend(Loan::new(&units, Some(&mut out)));
         // A newer call: nothing claimed, nothing written.
-        claims.store(opened(8, 4), Ordering::Release);
+        board.open(8, 4, &loan);
         lane.run_claimed();
         assert!(lane.ticket.done.is_empty());
         // A closed counter (a call draining): the same.
-        claims.store(opened(7, 0), Ordering::Release);
+        board.close(7);
         lane.run_claimed();
         assert!(lane.ticket.done.is_empty());
         assert!(out.iter().all(|&b| b == 0));
         // Its own call, unit 0 taken by the caller: the rest, top down, in
         // their own slots.
-        claims.store(opened(7, 4) + (1 << 8), Ordering::Release);
+        board.open(7, 4, &loan);
+        assert_eq!(caller_turn(7, 4).next(&board), Some(0));
         lane.run_claimed();
         assert_eq!(lane.ticket.done, [3, 2, 1]);
         assert!(out[..PAGE_SIZE].iter().all(|&b| b == 0));

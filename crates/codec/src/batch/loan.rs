@@ -7,19 +7,21 @@
 //! epoch (`claim.rs`), each unit is claimed once, and a call does not end
 //! (returning, failing, or unwinding from a panic of the caller's codec)
 //! while a lane that may hold a claimed unit is away (`engine.rs`:
-//! `Engines::call`). A lane keeps its loan after the call, but a stale
-//! epoch claims nothing, so it never reads it again.
+//! `Engines::call`). The loan itself stays on the caller's stack; the
+//! board (`claim.rs`) holds its address for the call, and a lane reads that
+//! address only after a successful claim, so never once the call has ended.
 //!
 //! Measured (`cargo bench -p cannery-benches --bench batch`, and
 //! `cannery zswap-sim --engines 2`): see BENCHMARKS.md, "Batches".
 
 #![allow(unsafe_code)]
 
+use std::sync::atomic::{AtomicPtr, Ordering};
+
 use super::MAX_BATCH_SIZE;
 use crate::constants::PAGE_SIZE;
 
 /// A call's units and output slots as raw pointers.
-#[derive(Clone, Copy)]
 pub(super) struct Loan {
     units: [(*const u8, usize); MAX_BATCH_SIZE],
     n: usize,
@@ -28,15 +30,8 @@ pub(super) struct Loan {
     out: *mut u8,
 }
 
-// SAFETY: a loan is only pointers; the engines' protocol (module doc) makes
-// every dereference happen while the caller's borrows are alive, each unit's
-// output slot written by one engine only, and the results published to the
-// caller through the lane's channel (a happens-before edge).
-unsafe impl Send for Loan {}
-
 impl Loan {
-    /// A loan of nothing (a lane before its first call).
-    pub(super) fn none() -> Loan {
+    fn none() -> Loan {
         Loan {
             units: [(std::ptr::null(), 0); MAX_BATCH_SIZE],
             n: 0,
@@ -90,5 +85,35 @@ impl Loan {
         // claimer), and the caller reads it only after that engine's lane
         // is back.
         unsafe { std::slice::from_raw_parts_mut(self.out.add(i * PAGE_SIZE), PAGE_SIZE) }
+    }
+}
+
+/// Where the loan of the current call lives: the caller's stack, for the
+/// call's duration. Workers read the address only after claiming a unit of
+/// the call (`claim.rs`: `Ticket::loan`); between calls it dangles, unread.
+pub(super) struct LoanSlot(AtomicPtr<Loan>);
+
+impl LoanSlot {
+    pub(super) fn empty() -> LoanSlot {
+        LoanSlot(AtomicPtr::new(std::ptr::null_mut()))
+    }
+
+    /// Points the slot at `loan` (before the call's units are opened to
+    /// claims, which publish it).
+    pub(super) fn publish(&self, loan: &Loan) {
+        self.0
+            .store(loan as *const Loan as *mut Loan, Ordering::Relaxed);
+    }
+
+    /// The loan last published.
+    ///
+    /// # Safety
+    /// The call that published it has not ended (see `Ticket::loan`).
+    #[inline]
+    pub(super) unsafe fn get<'a>(&self) -> &'a Loan {
+        // SAFETY: the pointer was made from a `&Loan` that is alive until
+        // the call ends (this function's contract), and a loan is never
+        // written while it is lent.
+        unsafe { &*self.0.load(Ordering::Acquire) }
     }
 }

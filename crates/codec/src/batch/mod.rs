@@ -14,11 +14,12 @@
 //! 4 KiB slot of the caller's buffer.
 //!
 //! The layers, one file each: `claim.rs` is the claim protocol (which engine
-//! does which unit of a call); `engine.rs` the engines of one direction (the
-//! worker threads, the hand-off of lanes, the waiting, the owner map);
-//! `compress.rs` and `decompress.rs` the two directions' lanes and public
-//! batch objects; `loan.rs` the call's units and output slots as the
-//! workers see them (raw pointers: the module's only `unsafe`). Work is
+//! does which unit of a call); `seat.rs` a worker thread and the hand-off of
+//! its lane (one atomic state word); `engine.rs` the engines of one
+//! direction (the waiting, the owner map); `compress.rs` and
+//! `decompress.rs` the two directions' lanes and public batch objects;
+//! `loan.rs` the call's units and output slots as the workers see them
+//! (raw pointers). `unsafe` is in `loan.rs` and `seat.rs` only. Work is
 //! split dynamically by claiming: the caller takes units from the bottom of
 //! a shared counter, workers from the top; every engine reads the caller's
 //! units and writes the caller's output slots in place, no copies.
@@ -38,14 +39,14 @@
 //! reaches the caller, once the workers' lanes are back (so no worker still
 //! uses the caller's memory).
 //!
-//! No allocation per unit in steady state: every buffer (outputs, statuses, the channel slots of `sync_channel(1)`) is allocated in `new`
-//! with room for a full batch and reused; the units of a call are gathered in
-//! an array on the stack. Only a codec that allocates on its own (dynamic
-//! mode builds a table per page; some peer libraries return fresh vectors),
-//! an error value, or an oversized (invalid) unit allocates. The one-time
-//! allocations of a new thread and of a std channel's first blocking wait
-//! happen in `new`, which waits for each worker to start (workers park
-//! rather than block in a channel afterwards).
+//! No allocation per unit in steady state: every buffer (outputs, statuses)
+//! is allocated in `new` with room for a full batch and reused; the units of
+//! a call are gathered in an array on the stack, and lanes never move. Only
+//! a codec that allocates on its own (dynamic mode builds a table per page;
+//! some peer libraries return fresh vectors), an error value, or an
+//! oversized (invalid) unit allocates. The one-time allocations of a new
+//! thread happen in `new`, which waits for each worker to start (workers
+//! park with `thread::park`, which never allocates).
 //! The `cannery-benches` package checks this with a counting global
 //! allocator (`tests/no_alloc.rs`).
 //!
@@ -63,6 +64,7 @@ mod compress;
 mod decompress;
 mod engine;
 mod loan;
+mod seat;
 
 pub use compress::{BatchCompressor, CompressedBatch};
 pub use decompress::{BatchDecompressor, DecompressedBatch};
