@@ -4,7 +4,10 @@
 //! batch 1 must not be slower than.
 //!
 //! Each criterion iteration is one page, so the times criterion prints are
-//! per-page latencies (a batch's time divided by its units). Pages come from
+//! per-page latencies (a batch's time divided by its units), except in
+//! `batch/round-trip`, where an iteration is one call of units that each
+//! take a fixed 3 µs: there the time beyond 3 µs of two units on two
+//! engines is the hand-off's round trip. Pages come from
 //! `CANNERY_BENCH_PAGES` (a raw `.pages` file) or the synthetic mix of
 //! `cannery_benches::pages`. Run briefly with:
 //! `cargo bench -p cannery-benches --bench batch -- --warm-up-time 1 --measurement-time 3`
@@ -183,5 +186,45 @@ fn handoff(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, compress, decompress, handoff);
+/// A codec that busy-waits a fixed time a unit: the round trip to a worker
+/// is what a batch of two such units on two engines takes beyond one unit.
+struct Spin(Duration);
+
+impl PageCompressor for Spin {
+    type Error = std::convert::Infallible;
+    fn compress_page(
+        &mut self,
+        unit: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Outcome, std::convert::Infallible> {
+        let start = Instant::now();
+        while start.elapsed() < self.0 {
+            std::hint::spin_loop();
+        }
+        out.clear();
+        out.push(unit[0]);
+        Ok(Outcome::Compressed(1))
+    }
+}
+
+/// The hand-off's round trip, per call: `plain` is one 3 µs unit on the
+/// calling thread; `engines2` two such units, one on the caller and one on
+/// the worker (its excess over `plain` is the round trip: the worker's
+/// pickup plus the return of its lane); `engines1` the same two units on the
+/// caller alone (6 µs of work), the peer a second engine has to beat.
+fn round_trip(c: &mut Criterion) {
+    const UNIT: Duration = Duration::from_micros(3);
+    let page = vec![1u8; PAGE_SIZE];
+    let mut g = c.benchmark_group("batch/round-trip");
+    for (name, engines, units) in [("plain", 1, 1), ("engines1", 1, 2), ("engines2", 2, 2)] {
+        let mut bc =
+            BatchCompressor::new(units, (0..engines).map(|_| Spin(UNIT)).collect()).expect("batch");
+        g.bench_function(format!("spin-3us/{name}"), |b| {
+            b.iter(|| black_box(bc.compress((0..units).map(|_| &page[..])).expect("call").len()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, compress, decompress, handoff, round_trip);
 criterion_main!(benches);
