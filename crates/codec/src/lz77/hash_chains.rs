@@ -4,11 +4,13 @@
 //! hash, newest first (`head`, and `prev` for Default or `prev16` for
 //! Fast, all holding links: positions + 1); a search walks a bounded number
 //! of links and keeps the first longest match. Best does not use the chains
-//! (see `bt.rs`), only the hash.
+//! (see `bt.rs`), only the hash. Default's cheap rejects (see [`Probe`])
+//! read the page from `win`, a copy indexed by link, so they need neither
+//! a mask nor a bounds check; Fast's read it from `buf`.
 
 use super::{
     hash3, MatchFinder, TokenSink, DEFAULT_CHAIN_DEPTH, DEFAULT_NICE, FAST_CHAIN_DEPTH, FAST_NICE,
-    NIL,
+    NIL, PAD, WIN_SPAN,
 };
 use crate::constants::{MAX_MATCH, MIN_MATCH, PAGE_SIZE};
 
@@ -16,8 +18,8 @@ use crate::constants::{MAX_MATCH, MIN_MATCH, PAGE_SIZE};
 /// match so far.
 ///
 /// The cheap reject is one load: bytes a longer match must share with `i`.
-/// Before any match, the first three (at `off` 0, masked); after a match of
-/// n bytes, the four ending at byte n, the one that would extend it. (A
+/// Before any match, the first three (at offset 0, masked); after a match
+/// of n bytes, the four ending at byte n, the one that would extend it. (A
 /// candidate passing with different first bytes only costs a compare: its
 /// common length is below n.)
 struct Probe {
@@ -26,6 +28,8 @@ struct Probe {
     max: usize,
     /// The length that ends the search.
     nice: usize,
+    /// Where the cheap reject loads: this many bytes into the candidate
+    /// (below `MAX_MATCH - MIN_MATCH`).
     off: usize,
     mask: u32,
     key: u32,
@@ -164,7 +168,7 @@ impl MatchFinder {
         let mut left = s.max_chain;
         if !WIDE {
             loop {
-                if self.try_candidate(link, &mut p) {
+                if self.try_candidate::<false>(link, &mut p) {
                     break;
                 }
                 link = self.prev16[chain_index(link)];
@@ -188,14 +192,15 @@ impl MatchFinder {
                 (links >> 32) as u16,
             ];
             let next = (links >> 48) as u16;
-            if self.passes(group[0], &p)
-                | self.passes(group[1], &p)
-                | self.passes(group[2], &p)
-                | self.passes(group[3], &p)
+            let w = self.reject_window(&p);
+            if Self::passes(w, group[0], &p)
+                | Self::passes(w, group[1], &p)
+                | Self::passes(w, group[2], &p)
+                | Self::passes(w, group[3], &p)
             {
                 // Links after a NIL are NIL: the chain ended in the group.
                 for l in group {
-                    if l == NIL || self.try_candidate(l, &mut p) {
+                    if l == NIL || self.try_candidate::<true>(l, &mut p) {
                         return p.best;
                     }
                 }
@@ -216,21 +221,40 @@ impl MatchFinder {
         self.longest::<false>(i, link, &FAST, 0)
     }
 
-    /// Whether the candidate at `link` passes `p`'s cheap reject. (NIL may
-    /// pass: [`MatchFinder::try_candidate`] is not called for it.)
+    /// The part of `win` the cheap rejects of `p` load from: from `p.off`
+    /// on, so the bytes of link `l` at that offset start at `l`. Its length
+    /// covers any link and the 4 bytes loaded: indexing it by a link needs
+    /// no check.
     #[inline(always)]
-    fn passes(&self, link: u16, p: &Probe) -> bool {
-        // (link - 1 + off, wrapping: the mask in `load4` makes it exact.)
-        let at = (link as usize).wrapping_add(p.off.wrapping_sub(1));
-        self.load4(at) & p.mask == p.key
+    fn reject_window(&self, p: &Probe) -> &[u8; WIN_SPAN] {
+        self.win[p.off..p.off + WIN_SPAN]
+            .try_into()
+            .expect("WIN_SPAN bytes")
+    }
+
+    /// Whether the candidate at `link` passes `p`'s cheap reject, its bytes
+    /// read from `w`, `p`'s [`MatchFinder::reject_window`]. (NIL may pass:
+    /// [`MatchFinder::try_candidate`] is not called for it.)
+    #[inline(always)]
+    fn passes(w: &[u8; WIN_SPAN], link: u16, p: &Probe) -> bool {
+        let at = usize::from(link);
+        let bytes = u32::from_le_bytes(w[at..at + 4].try_into().expect("4 bytes"));
+        bytes & p.mask == p.key
     }
 
     /// Tries the candidate at `link` (not NIL) for `p`; true once the match
-    /// is nice.
+    /// is nice. With `WIDE` (Default) the cheap reject loads from `win`
+    /// ([`MatchFinder::passes`]), else (Fast) from `buf`, as before `win`:
+    /// Fast's short walks would not pay for copying the page into `win`.
     #[inline(always)]
-    fn try_candidate(&self, link: u16, p: &mut Probe) -> bool {
+    fn try_candidate<const WIDE: bool>(&self, link: u16, p: &mut Probe) -> bool {
         let j = link as usize - 1;
-        if self.load4(j + p.off) & p.mask == p.key {
+        let pass = if WIDE {
+            Self::passes(self.reject_window(p), link, p)
+        } else {
+            self.load4(j + p.off) & p.mask == p.key
+        };
+        if pass {
             let n = self.common_len(j, p.i, p.max);
             if n > p.best.0 {
                 // n >= 3: the first three bytes matched.
@@ -299,6 +323,9 @@ impl MatchFinder {
     /// position has a longer one.
     pub(super) fn parse_lazy<S: TokenSink>(&mut self, sink: &mut S) {
         let s = DEFAULT;
+        let n = self.len;
+        self.win[1..=n].copy_from_slice(&self.buf[..n]);
+        self.win[n + 1..n + 1 + PAD].fill(0);
         // Positions below `last` have the 3 bytes a match needs.
         let last = (self.len + 1).saturating_sub(MIN_MATCH);
         let mut i = 0;

@@ -100,6 +100,16 @@ const _: () = assert!((INDEX_MASK + 1).is_power_of_two());
 const _: () = assert!(PAGE_SIZE + PAD <= INDEX_MASK + 1);
 const _: () = assert!(INDEX_MASK + 8 <= BUF_LEN);
 
+/// Length of [`MatchFinder::win`]: any link, plus any offset into a match
+/// (`u8`), plus the 4 bytes a cheap reject loads.
+const WIN_LEN: usize = u8::MAX as usize + WIN_SPAN;
+/// Bytes of `win` a cheap reject indexes by link: any link, and the 4
+/// bytes loaded.
+const WIN_SPAN: usize = u16::MAX as usize + 4;
+// A cheap reject's offset is below a match's length: it fits a u8.
+const _: () = assert!(MAX_MATCH - MIN_MATCH <= u8::MAX as usize);
+const _: () = assert!(PAGE_SIZE + 1 + PAD <= WIN_LEN);
+
 /// Where a parse puts its tokens: a `Vec<Token>`, or a consumer that needs
 /// no token buffer at all (the trainer's symbol counts, the encoder's code
 /// writer).
@@ -190,6 +200,10 @@ pub struct MatchFinder {
     buf: Box<[u8; BUF_LEN]>,
     /// Bytes of `buf` that are the page.
     len: usize,
+    /// The page again, one byte later (`win[l]` is the byte at link `l`:
+    /// position `l - 1`), followed by `PAD` zero bytes: the chain walks'
+    /// cheap rejects load from it by link, in bounds whatever the link.
+    win: Box<[u8; WIN_LEN]>,
     head: Box<[u16; HASH_SIZE]>,
     /// Default's chain links by link: `prev[l]` holds the link that follows
     /// link `l` (position `l - 1`) in its chain (low 16 bits) and the three
@@ -230,6 +244,7 @@ impl MatchFinder {
     pub fn new() -> Self {
         MatchFinder {
             buf: Box::new([0; BUF_LEN]),
+            win: Box::new([0; WIN_LEN]),
             len: 0,
             head: Box::new([NIL; HASH_SIZE]),
             prev: Box::new([0; PAGE_SIZE + 1]),
