@@ -91,6 +91,9 @@ impl Loan {
 /// Where the loan of the current call lives: the caller's stack, for the
 /// call's duration. Workers read the address only after claiming a unit of
 /// the call (`claim.rs`: `Ticket::loan`); between calls it dangles, unread.
+/// `Loan` is not `Sync` (it holds raw pointers), but sharing it this way is
+/// sound: while lent nobody writes it, and what its pointers reach is
+/// governed by the claims (module doc).
 pub(super) struct LoanSlot(AtomicPtr<Loan>);
 
 impl LoanSlot {

@@ -1,9 +1,9 @@
 //! One worker thread and the hand-off of its lane: a state word per worker
 //! says who holds the lane, the caller or the worker. Lending the lane for a
-//! call is one atomic swap on that word, which the polling worker sees;
+//! call is one compare-exchange on that word, which the polling worker sees;
 //! handing it back is one store, which the waiting caller polls. The lane
 //! itself never moves: it lives in the seat the two threads share, and the
-//! state word decides who may touch it (the module's only `unsafe`).
+//! state word decides who may touch it (this file's `unsafe`).
 //!
 //! A worker that has handed its lane back polls for the next one for 200 us
 //! before it parks, so back-to-back batches do not pay a thread wake-up each
@@ -11,7 +11,7 @@
 //! sleeps: the spin is bounded, so a batch object between bursts costs at
 //! most 200 us of CPU per worker after each call. A parked worker is woken
 //! only by the lend that finds it asleep, so lending to a polling worker is
-//! the swap alone.
+//! the compare-exchange alone.
 //!
 //! If the lane's job panics, the worker marks its seat dead as it unwinds;
 //! the caller sees that instead of the lane coming home, and never touches
@@ -71,8 +71,9 @@ struct Seat<L> {
 
 // SAFETY: the lane is touched by one thread at a time, as the state word
 // says: the caller while it is HOME or SLEEPING, the worker while it is
-// LENT; each hand-over is a release store (or swap) read by an acquire load,
-// so every access of one side happens before every access of the other.
+// LENT; each hand-over is a release store (or compare-exchange) read by an
+// acquire load, so every access of one side happens before every access of
+// the other.
 unsafe impl<L: Send> Sync for Seat<L> {}
 
 /// Where a worker's lane is, as the caller last saw it.
@@ -249,10 +250,10 @@ fn serve<L: Lane>(seat: &Seat<L>) {
                     }
                 }
                 _ => {
-                    // If a lend came in between, the swap sees LENT and the
-                    // next round takes the lane; if it comes after, it sees
-                    // SLEEPING and unparks (an unpark before the park makes
-                    // the park return at once).
+                    // If a lend came in between, this exchange fails (the
+                    // word is LENT) and the next round takes the lane; if it
+                    // comes after, it finds SLEEPING and unparks (an unpark
+                    // before the park makes the park return at once).
                     spin_from = None;
                     let _ = seat.state.compare_exchange(
                         HOME,
