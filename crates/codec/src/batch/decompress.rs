@@ -1,7 +1,15 @@
 //! Batch decompression: the decompression lane (one engine's codec and the
-//! call's loan: its streams and the caller's 4 KiB output slots, which every
-//! engine decodes into in place), [`BatchDecompressor`] and its results,
-//! [`DecompressedBatch`].
+//! call's loan: its streams and the caller's 4 KiB output slots),
+//! [`BatchDecompressor`] and its results, [`DecompressedBatch`].
+//!
+//! The caller decodes its units straight into their slots. A worker decodes
+//! into a page of its own and then copies the page into the slot: the
+//! caller's slots are usually in the caller's cache (it read the last
+//! call's pages), and a decoder writing into them word by word waits for
+//! each line to be taken over from the other core, while one 4 KiB copy
+//! writes whole lines. Measured (`cannery zswap-sim --engines 2`, three
+//! sweeps each way, interleaved): loads at batch 8 2.32–2.51 µs a page in
+//! place, 2.20–2.39 through the worker's page.
 
 use std::fmt;
 use std::sync::Arc;
@@ -27,6 +35,8 @@ struct DecompressLane<D: PageDecompressor> {
     codec: D,
     ticket: Ticket,
     status: Vec<Result<usize, D::Error>>,
+    /// A worker's own page, which it decodes into before copying out.
+    page: Box<[u8; PAGE_SIZE]>,
 }
 
 impl<D: PageDecompressor> DecompressLane<D> {
@@ -35,15 +45,16 @@ impl<D: PageDecompressor> DecompressLane<D> {
             codec,
             ticket: Ticket::new(board, slots),
             status: Vec::with_capacity(slots),
+            page: Box::new([0; PAGE_SIZE]),
         }
     }
 
-    /// Decodes stream `i` of the call into the caller's `i`-th slot.
+    /// The caller's job: decodes stream `i` of the call into the caller's
+    /// `i`-th slot.
     ///
     /// # Safety
-    /// This engine claimed unit `i` of the call that made `loan` (or is the
-    /// caller, which took it from the bottom of the counter), and that call
-    /// has not ended.
+    /// The caller took unit `i` from the bottom of the counter during the
+    /// call that made `loan`, and that call has not ended.
     #[allow(unsafe_code)]
     #[inline]
     unsafe fn run(&mut self, loan: &Loan, i: usize) {
@@ -51,6 +62,26 @@ impl<D: PageDecompressor> DecompressLane<D> {
         // slot `i`.
         let (data, slot) = unsafe { (loan.unit(i), loan.out_slot(i)) };
         let r = decompress_unit(&mut self.codec, data, slot);
+        self.status.push(r);
+        self.ticket.done.push(i as u8);
+    }
+
+    /// A worker's job: decodes stream `i` into its own page, then copies
+    /// what it produced into the caller's `i`-th slot (on an error the slot
+    /// is left as it was).
+    ///
+    /// # Safety
+    /// As [`Self::run`], with `i` claimed by this worker.
+    #[allow(unsafe_code)]
+    #[inline]
+    unsafe fn run_on_own_page(&mut self, loan: &Loan, i: usize) {
+        // SAFETY: this function's contract; only the claimer of `i` writes
+        // slot `i`.
+        let (data, slot) = unsafe { (loan.unit(i), loan.out_slot(i)) };
+        let r = decompress_unit(&mut self.codec, data, &mut self.page[..]);
+        if let Ok(n) = r {
+            slot[..n].copy_from_slice(&self.page[..n]);
+        }
         self.status.push(r);
         self.ticket.done.push(i as u8);
     }
@@ -73,7 +104,7 @@ impl<D: PageDecompressor> Lane for DecompressLane<D> {
             // lane before it ends (`Engines::call`), so its loan is alive.
             unsafe {
                 let loan = self.ticket.loan();
-                self.run(loan, i);
+                self.run_on_own_page(loan, i);
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The loan: a call's units (and a decompression call's output slots) lent
 //! to the worker lanes as raw pointers, so that workers read the caller's
-//! units and write the caller's pages in place instead of through copies.
+//! units in place and write the caller's pages themselves, instead of the
+//! caller copying units in and results out.
 //!
 //! Why it is sound is the engines' protocol, not this type: a lane touches
 //! unit `i` (and output slot `i`) only after claiming `i` under the call's

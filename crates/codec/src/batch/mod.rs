@@ -22,7 +22,9 @@
 //! (raw pointers). `unsafe` is in `loan.rs` and `seat.rs` only. Work is
 //! split dynamically by claiming: the caller takes units from the bottom of
 //! a shared counter, workers from the top; every engine reads the caller's
-//! units and writes the caller's output slots in place, no copies.
+//! units in place and writes the caller's output slots (a decompressing
+//! worker through a page of its own, see `decompress.rs`); nothing is
+//! copied back by the caller.
 //!
 //! Words: an *engine* is one of the executors of a batch object (engine 0 is
 //! the calling thread, engine `k + 1` the worker thread `k`); a *lane* is an
