@@ -146,7 +146,8 @@ fn handoff(c: &mut Criterion) {
     for engines in ENGINES {
         for batch in [1, 8, 32] {
             let mut bc =
-                BatchCompressor::new(batch, (0..engines).map(|_| Spin(Duration::ZERO)).collect()).expect("batch");
+                BatchCompressor::new(batch, (0..engines).map(|_| Spin(Duration::ZERO)).collect())
+                    .expect("batch");
             let mut k = 0;
             g.bench_with_input(
                 BenchmarkId::new(format!("engines{engines}"), batch),
@@ -207,7 +208,13 @@ fn round_trip(c: &mut Criterion) {
         let mut bc =
             BatchCompressor::new(units, (0..engines).map(|_| Spin(UNIT)).collect()).expect("batch");
         g.bench_function(format!("spin-3us/{name}"), |b| {
-            b.iter(|| black_box(bc.compress((0..units).map(|_| &page[..])).expect("call").len()))
+            b.iter(|| {
+                black_box(
+                    bc.compress((0..units).map(|_| &page[..]))
+                        .expect("call")
+                        .len(),
+                )
+            })
         });
     }
     g.finish();

@@ -153,7 +153,8 @@ impl<L: Lane> Engines<L> {
         let local = lane(first, board.clone());
         let mut workers = Vec::with_capacity(engines - 1);
         for (k, codec) in codecs.enumerate() {
-            workers.push(Worker::spawn(k + 1, lane(codec, board.clone())).map_err(BatchError::Spawn)?);
+            workers
+                .push(Worker::spawn(k + 1, lane(codec, board.clone())).map_err(BatchError::Spawn)?);
         }
         Ok(Engines {
             plan,

@@ -320,7 +320,10 @@ mod tests {
     fn wait_for(w: &mut Worker<Probe>, want: Presence) {
         let start = Instant::now();
         while w.poll() != want {
-            assert!(start.elapsed() < Duration::from_secs(20), "lane never {want:?}");
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "lane never {want:?}"
+            );
             std::thread::yield_now();
         }
     }
@@ -335,17 +338,28 @@ mod tests {
         assert!(w.lend(5));
         wait_for(&mut w, Presence::Home);
         assert_eq!(jobs.load(Ordering::Relaxed), 2);
-        assert_eq!(epoch.load(Ordering::Relaxed), 5, "the worker resets its lane");
+        assert_eq!(
+            epoch.load(Ordering::Relaxed),
+            5,
+            "the worker resets its lane"
+        );
         // After the spin: the worker has gone to sleep, and the lend wakes it.
         let start = Instant::now();
         while w.seat.state.load(Ordering::Acquire) & TAG != SLEEPING {
-            assert!(start.elapsed() < Duration::from_secs(20), "worker never slept");
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "worker never slept"
+            );
             std::thread::sleep(Duration::from_millis(1));
         }
         assert!(w.lend(EPOCH_MASK));
         wait_for(&mut w, Presence::Home);
         assert_eq!(jobs.load(Ordering::Relaxed), 3);
-        assert_eq!(epoch.load(Ordering::Relaxed), EPOCH_MASK, "the whole epoch travels");
+        assert_eq!(
+            epoch.load(Ordering::Relaxed),
+            EPOCH_MASK,
+            "the whole epoch travels"
+        );
     }
 
     #[test]
@@ -355,7 +369,10 @@ mod tests {
         wait_for(&mut w, Presence::Home);
         assert!(w.lend(2));
         wait_for(&mut w, Presence::Dead);
-        assert!(w.lane().is_none(), "a dead worker's lane is never handed out");
+        assert!(
+            w.lane().is_none(),
+            "a dead worker's lane is never handed out"
+        );
         assert_eq!(jobs.load(Ordering::Relaxed), 2);
         drop(w);
     }
