@@ -43,9 +43,10 @@ impl<C: PageCompressor> CompressLane<C> {
         }
     }
 
-    /// Engine 0's job: compress unit `i` of the call from the caller's slice.
+    /// Compresses unit `i` of the call into this lane's next slot (engine 0
+    /// passes the caller's slice, a worker the loan's).
     #[inline]
-    fn run_direct(&mut self, i: usize, unit: &[u8]) {
+    fn run(&mut self, i: usize, unit: &[u8]) {
         let slot = self.ticket.done.len();
         let s = compress_unit(&mut self.codec, unit, &mut self.outs[slot]);
         self.status.push(s);
@@ -66,13 +67,10 @@ impl<C: PageCompressor> Lane for CompressLane<C> {
     #[allow(unsafe_code)]
     fn run_claimed(&mut self) {
         while let Some(i) = self.ticket.claim() {
-            let slot = self.ticket.done.len();
             // SAFETY: this lane claimed unit `i` of its call, and that call
             // waits for this lane before it ends (`Engines::call`).
             let unit = unsafe { self.ticket.loan().unit(i) };
-            let s = compress_unit(&mut self.codec, unit, &mut self.outs[slot]);
-            self.status.push(s);
-            self.ticket.done.push(i as u8);
+            self.run(i, unit);
         }
     }
 }
@@ -124,7 +122,7 @@ impl<C: PageCompressor> BatchCompressor<C> {
         let units = &arr[..n];
         let loan = Loan::new(units, None);
         self.engines
-            .call(n, &loan, |lane, i| lane.run_direct(i, units[i]), |_, _| {})?;
+            .call(n, &loan, |lane, i| lane.run(i, units[i]), |_, _| {})?;
         Ok(CompressedBatch { owner: self })
     }
 
