@@ -215,11 +215,14 @@ mod qat {
             // functions some builds do not export (qzCompressCrc64), and
             // the loader resolves every function it is given.
             .allowlist_function(
-                "qz(Init|SetupSessionDeflate|GetDefaultsDeflate|CompressExt|DecompressExt\
-                 |TeardownSession|Close|SetLogLevel)",
+                "qz(Init|SetupSessionDeflateExt|GetDefaultsDeflateExt|CompressExt\
+                 |DecompressExt|GetDeflateEndOfStream|TeardownSession|Close|SetLogLevel)",
             )
             .allowlist_type("Qz.*")
             .allowlist_var("QZ_.*|LOG_.*")
+            // QATzip's C comments would become rustdoc, their indented
+            // lines doctests that do not compile.
+            .generate_comments(false)
             .dynamic_library_name("QatZipLib")
             .dynamic_link_require_all(true)
             .prepend_enum_name(false)

@@ -3,9 +3,12 @@
 //! streams must re-encode bit-exactly with our Huffman stage. With the `qpl`
 //! feature the QPL backend (hardware or software path) joins the matrix.
 
+use cannery_codec::backend::check::QPL_SW_TAIL;
 use cannery_codec::backend::check::{check_pair, check_stream, PairOutcome, Reencode};
 use cannery_codec::backend::stress::{page, Kind, Rng};
-use cannery_codec::backend::{self, canned_to_deflate, Backend, BackendError};
+use cannery_codec::backend::{
+    self, canned_bits_to_deflate, canned_to_deflate, Backend, BackendError,
+};
 use cannery_codec::huffman::limited_code_lengths;
 use cannery_codec::{Mode, Table};
 
@@ -163,6 +166,64 @@ fn canned_with_header_is_what_reference_inflaters_read() {
     let d = canned_to_deflate(&t, &s).unwrap();
     let v = miniz_oxide::inflate::decompress_to_vec(&d).unwrap();
     assert_eq!(v, p);
+}
+
+/// A canned stream of `page` in QPL's software form: the body, then an
+/// empty final fixed block and zero padding; and the body's length in bits.
+fn qpl_form(t: &Table, page: &[u8]) -> (Vec<u8>, usize) {
+    let mut sw = backend::open("software").unwrap();
+    let mut s = Vec::new();
+    sw.compress(Mode::Canned, Some(t), page, &mut s).unwrap();
+    let tokens = cannery_codec::decode::CannedDecoder::new(t)
+        .tokens(&s, 4096)
+        .unwrap();
+    let mut body = Vec::new();
+    let mut w = cannery_codec::bitio::BitWriter::new(&mut body);
+    cannery_codec::encode::write_tokens(&mut w, &tokens, t, usize::MAX);
+    let bits = w.bit_len();
+    w.put(QPL_SW_TAIL.0, QPL_SW_TAIL.1);
+    w.finish();
+    (body, bits)
+}
+
+#[test]
+fn canned_body_as_deflate_ends_at_its_final_block() {
+    let t = Table::kernel_2024();
+    let dec = cannery_codec::decode::CannedDecoder::new(&t);
+    for seed in 0..8 {
+        let p = page(Kind::Words, &mut Rng::new(seed), None);
+        let (s, bits) = qpl_form(&t, &p);
+        assert_eq!(dec.body_bits(&s, 4096), Ok(bits));
+        let mut inflater = miniz_oxide::inflate::core::DecompressorOxide::new();
+        let mut out = vec![0u8; 4096];
+        // Every bit: the tail follows the final block.
+        let whole = canned_to_deflate(&t, &s).unwrap();
+        let (_, read, _) = miniz_oxide::inflate::core::decompress(
+            &mut inflater,
+            &whole,
+            &mut out,
+            0,
+            miniz_oxide::inflate::core::inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
+        );
+        assert!(read < whole.len(), "seed {seed}: the tail is read");
+        // The body's bits: the stream ends in its last byte.
+        let exact = canned_bits_to_deflate(&t, &s, bits).unwrap();
+        inflater.init();
+        let (status, read, n) = miniz_oxide::inflate::core::decompress(
+            &mut inflater,
+            &exact,
+            &mut out,
+            0,
+            miniz_oxide::inflate::core::inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
+        );
+        assert_eq!(
+            status,
+            miniz_oxide::inflate::TINFLStatus::Done,
+            "seed {seed}"
+        );
+        assert_eq!((read, n), (exact.len(), 4096), "seed {seed}");
+        assert_eq!(out, p, "seed {seed}");
+    }
 }
 
 #[test]

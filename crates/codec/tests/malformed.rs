@@ -157,6 +157,15 @@ fn padding_rules_for_canned_streams() {
     let mut out = vec![0u8; PAGE_SIZE];
     assert_eq!(dec.decompress(&body, &mut out).unwrap(), PAGE_SIZE);
     assert_eq!(&out, page);
+    // Either way the body ends with the end-of-block code.
+    assert_eq!(dec.body_bits(&body, PAGE_SIZE), Ok(end));
+    assert_eq!(dec.body_bits(&canned(page, &t), PAGE_SIZE), Ok(end));
+    assert_eq!(
+        dec.body_bits(&body, PAGE_SIZE - 1),
+        Err(DecodeError::OutputLimit {
+            limit: PAGE_SIZE - 1
+        })
+    );
     // A set bit in the padding after EOB is rejected (when there is padding).
     assert_ne!(end % 8, 0);
     let mut bad = canned(page, &t);

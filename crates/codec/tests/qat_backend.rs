@@ -2,7 +2,8 @@
 //! README's "QAT" section says): session setup and teardown, pages at and
 //! around 4096 bytes, incompressible pages, canned mode refused, damaged
 //! streams and short output buffers, and QATzip's streams checked by zlib
-//! and cannery's inflater (and cannery's by QATzip) on the shipped corpus.
+//! and cannery's inflater (and cannery's by QATzip) on the shipped corpus;
+//! canned streams in QPL's software form; the session after damaged streams.
 //! Runs only with the `qat` feature; on a machine without a QAT device it
 //! exercises QATzip's software fallback, and checks the backend says so.
 //! Does not measure speed or ratio.
@@ -120,6 +121,79 @@ fn canned_compression_is_a_reported_limit() {
         .compress(Mode::Canned, Some(&k), &[1u8; 4096], &mut Vec::new())
         .unwrap_err();
     assert!(matches!(err, BackendError::Unsupported { .. }), "{err}");
+}
+
+/// QATzip reads on past a deflate stream's final block (taking what follows
+/// for another stream), so a canned stream in QPL's software form (the
+/// table's block, then an empty final fixed block and padding) must reach
+/// it as the body alone: its pages come back whole, not as an output limit
+/// or a data error.
+#[test]
+fn canned_streams_in_qpls_form_decode() {
+    let t = Table::kernel_2024();
+    let mut q = Qat::open().unwrap();
+    let mut sw = Software::new();
+    let dec = cannery_codec::decode::CannedDecoder::new(&t);
+    for p in common::sample_pages() {
+        let mut s = Vec::new();
+        if sw.compress(Mode::Canned, Some(&t), &p, &mut s).unwrap() == Outcome::Incompressible {
+            continue;
+        }
+        let tokens = dec.tokens(&s, 4096).unwrap();
+        let mut tailed = Vec::new();
+        let mut w = cannery_codec::bitio::BitWriter::new(&mut tailed);
+        cannery_codec::encode::write_tokens(&mut w, &tokens, &t, usize::MAX);
+        w.put(0b011, 3);
+        w.put(0, 7);
+        w.finish();
+        assert_eq!(qat_decompress(&mut q, Mode::Canned, Some(&t), &tailed), p);
+        assert_eq!(qat_decompress(&mut q, Mode::Canned, Some(&t), &s), p);
+    }
+}
+
+/// A stream cut short is an error, not a short page, in every mode; and
+/// whatever went wrong, the next stream decodes (QATzip's software path
+/// would otherwise read it as the damaged one's continuation, or fail it).
+#[test]
+fn after_a_damaged_stream_the_next_page_decodes() {
+    let t = Table::kernel_2024();
+    let mut q = Qat::open().unwrap();
+    let mut sw = Software::new();
+    let p = common::sample_pages().remove(1);
+    let dynamic = qat_compress(&mut q, &p);
+    let mut canned = Vec::new();
+    sw.compress(Mode::Canned, Some(&t), &p, &mut canned)
+        .unwrap();
+    let mut reserved = dynamic.clone();
+    reserved[0] |= 0b110;
+    let mut out = [0u8; 4096];
+    let damaged: [(Mode, &[u8]); 5] = [
+        (Mode::Canned, &canned[..canned.len() / 2]),
+        (Mode::Canned, &canned[..canned.len() - 1]),
+        (Mode::Dynamic, &dynamic[..dynamic.len() / 2]),
+        (Mode::Dynamic, &reserved),
+        (Mode::Dynamic, &dynamic[..dynamic.len() - 1]),
+    ];
+    for (i, (mode, bad)) in damaged.into_iter().enumerate() {
+        let r = q.decompress(mode, Some(&t), bad, &mut out);
+        assert!(r.is_err(), "damaged stream {i}: {r:?}");
+        assert_eq!(
+            qat_decompress(&mut q, Mode::Dynamic, None, &dynamic),
+            p,
+            "after {i}"
+        );
+        assert_eq!(
+            qat_decompress(&mut q, Mode::Canned, Some(&t), &canned),
+            p,
+            "after {i}"
+        );
+    }
+    // An output limit leaves the session usable too.
+    let mut short = [0u8; 4095];
+    assert!(q
+        .decompress(Mode::Dynamic, None, &dynamic, &mut short)
+        .is_err());
+    assert_eq!(qat_decompress(&mut q, Mode::Dynamic, None, &dynamic), p);
 }
 
 #[test]

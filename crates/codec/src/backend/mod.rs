@@ -507,6 +507,20 @@ pub fn open_many(names: Option<&[String]>) -> Result<Vec<Box<dyn Backend>>, Back
 /// The fixed code gets a 3-bit fixed block header (BFINAL=1, BTYPE=01)
 /// instead. Tables with incomplete codes have no standard header.
 pub fn canned_to_deflate(table: &Table, canned: &[u8]) -> Result<Vec<u8>, BackendError> {
+    canned_bits_to_deflate(table, canned, canned.len() * 8)
+}
+
+/// [`canned_to_deflate`] of the first `bits` bits of `canned` (at most all
+/// of them), then zero padding to a byte. With `bits` the length of the
+/// body ([`CannedDecoder::body_bits`](crate::decode::CannedDecoder::body_bits))
+/// the deflate stream ends in its last byte: nothing follows the final
+/// block, for inflaters that read on past it.
+pub fn canned_bits_to_deflate(
+    table: &Table,
+    canned: &[u8],
+    bits: usize,
+) -> Result<Vec<u8>, BackendError> {
+    let bits = bits.min(canned.len() * 8);
     let mut out = Vec::with_capacity(table.header().bytes.len() + canned.len() + 1);
     let mut w = BitWriter::new(&mut out);
     if table.is_fixed_code() {
@@ -519,7 +533,7 @@ pub fn canned_to_deflate(table: &Table, canned: &[u8]) -> Result<Vec<u8>, Backen
             table_id: table.id(),
         });
     }
-    w.put_bytes_bits(canned, canned.len() * 8);
+    w.put_bytes_bits(canned, bits);
     w.finish();
     Ok(out)
 }

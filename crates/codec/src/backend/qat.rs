@@ -4,10 +4,16 @@
 //! says the library is missing, where it is absent).
 //!
 //! One session, raw deflate (`QZ_DEFLATE_RAW`), dynamic Huffman headers,
-//! software backup enabled. QAT cannot compress with a caller's table
+//! software backup enabled, decompression that stops at the end of a
+//! stream. QAT cannot compress with a caller's table
 //! (docs/canned-format.md §6.3), so it compresses in dynamic mode only; it
-//! decompresses fixed, dynamic and canned streams, the latter with the
-//! table's header put in front ([`super::canned_to_deflate`]).
+//! decompresses fixed, dynamic and canned streams, the latter as the
+//! table's header and the stream's body, without the tail after its
+//! end-of-block code ([`super::canned_bits_to_deflate`]): QATzip would read
+//! QPL's empty final block after it as another stream. A stream QATzip does
+//! not see the end of is an error (a stream cut short is not a short page),
+//! and after it, or after any error, the session starts again: QATzip's
+//! software path would go on reading the next stream as its continuation.
 //!
 //! Three states, told apart when the backend opens: a QAT device
 //! (`hw_session_status` is `QZ_OK`: path `hardware`); QATzip with no device
@@ -21,9 +27,11 @@
 //! codec's others: `qpl`, the decoder's fast loop).
 
 use super::{
-    as_deflate, check_page, outcome_of, Backend, BackendError, Capabilities, ExecPath, ALL_MODES,
+    as_deflate, canned_bits_to_deflate, check_page, outcome_of, Backend, BackendError,
+    Capabilities, ExecPath, ALL_MODES,
 };
 use crate::constants::PAGE_SIZE;
+use crate::decode::CannedDecoder;
 use crate::encode::Outcome;
 use crate::mode::Mode;
 use crate::table::rules::Rule;
@@ -142,6 +150,44 @@ fn qz_err(call: &'static str, code: i32) -> BackendError {
     }
 }
 
+/// Starts a raw-deflate session in `sess` (zeroed, or torn down and
+/// closed): `qzInit`, then `qzSetupSessionDeflateExt` with dynamic headers,
+/// software backup, and decompression that stops at the end of a stream
+/// (without it QATzip reads the bytes after a final block as another
+/// stream) and says whether it got there (`qzGetDeflateEndOfStream`, which
+/// only the extended setup supports).
+fn start_session(
+    lib: &'static ffi::QatZipLib,
+    sess: &mut ffi::QzSession_T,
+) -> Result<(), BackendError> {
+    // SAFETY: `sess` is a valid session struct, zeroed or closed, that
+    // outlives the session (the backend boxes it).
+    let rc = unsafe { lib.qzInit(sess, 1) };
+    // The codes a session can work with are those that name a path.
+    if path_of_status(i64::from(rc)).is_err() {
+        return Err(qz_err("qzInit", rc));
+    }
+    // SAFETY: params is a plain C struct filled in by qzGetDefaultsDeflateExt.
+    let mut params: ffi::QzSessionParamsDeflateExt_T = unsafe { std::mem::zeroed() };
+    // SAFETY: `params` is a valid out-pointer.
+    let rc = unsafe { lib.qzGetDefaultsDeflateExt(&mut params) };
+    if rc != 0 {
+        return Err(qz_err("qzGetDefaultsDeflateExt", rc));
+    }
+    params.deflate_params.data_fmt = ffi::QZ_DEFLATE_RAW;
+    params.deflate_params.huffman_hdr = ffi::QZ_DYNAMIC_HDR;
+    params.deflate_params.common_params.direction = ffi::QZ_DIR_BOTH;
+    params.deflate_params.common_params.sw_backup = 1;
+    params.stop_decompression_stream_end = 1;
+    params.zlib_format = 0;
+    // SAFETY: `sess` was initialised by qzInit; `params` is valid.
+    let rc = unsafe { lib.qzSetupSessionDeflateExt(sess, &mut params) };
+    if path_of_status(i64::from(rc)).is_err() {
+        return Err(qz_err("qzSetupSessionDeflateExt", rc));
+    }
+    Ok(())
+}
+
 /// QATzip as a backend.
 pub struct Qat {
     lib: &'static ffi::QatZipLib,
@@ -149,6 +195,9 @@ pub struct Qat {
     /// Boxed: QATzip keeps the session's address.
     sess: Box<ffi::QzSession_T>,
     last: ExecPath,
+    /// The decoder of the last canned table, by table id: it finds where a
+    /// canned stream's body ends ([`Qat::canned_as_deflate`]).
+    canned: Option<(String, CannedDecoder)>,
 }
 
 impl std::fmt::Debug for Qat {
@@ -172,28 +221,7 @@ impl Qat {
         unsafe { lib.qzSetLogLevel(ffi::LOG_NONE) };
         // SAFETY: QzSession_T is a plain C struct; QATzip expects it zeroed.
         let mut sess: Box<ffi::QzSession_T> = Box::new(unsafe { std::mem::zeroed() });
-        // SAFETY: `sess` is a valid, zeroed session that outlives the backend.
-        let rc = unsafe { lib.qzInit(&mut *sess, 1) };
-        // The codes a session can work with are those that name a path.
-        if path_of_status(i64::from(rc)).is_err() {
-            return Err(qz_err("qzInit", rc));
-        }
-        // SAFETY: params is a plain C struct filled in by qzGetDefaultsDeflate.
-        let mut params: ffi::QzSessionParamsDeflate_T = unsafe { std::mem::zeroed() };
-        // SAFETY: `params` is a valid out-pointer.
-        let rc = unsafe { lib.qzGetDefaultsDeflate(&mut params) };
-        if rc != 0 {
-            return Err(qz_err("qzGetDefaultsDeflate", rc));
-        }
-        params.data_fmt = ffi::QZ_DEFLATE_RAW;
-        params.huffman_hdr = ffi::QZ_DYNAMIC_HDR;
-        params.common_params.direction = ffi::QZ_DIR_BOTH;
-        params.common_params.sw_backup = 1;
-        // SAFETY: `sess` was initialised by qzInit; `params` is valid.
-        let rc = unsafe { lib.qzSetupSessionDeflate(&mut *sess, &mut params) };
-        if path_of_status(i64::from(rc)).is_err() {
-            return Err(qz_err("qzSetupSessionDeflate", rc));
-        }
+        start_session(lib, &mut sess)?;
         // Both calls answer QZ_OK with sw_backup even without a device, and
         // a job's extended return code does not flag software either (seen
         // with QATzip 1.3.1): the session status, set by the setup, is
@@ -219,11 +247,57 @@ impl Qat {
             },
             sess,
             last: path,
+            canned: None,
         })
     }
 }
 
 impl Qat {
+    /// Canned stream `canned` as raw deflate that ends where its final block
+    /// ends. QATzip reads on past a final block, taking the bytes after it
+    /// for another stream: a canned stream's own tail (QPL's software path
+    /// ends its streams with an empty final fixed block after the table's
+    /// block, which the deflate header marks final) would come out as
+    /// garbage or a data error. So only the body goes after the header,
+    /// found by our decoder; a stream it rejects goes whole, for QATzip to
+    /// judge the same bits.
+    fn canned_as_deflate(
+        &mut self,
+        table: &Table,
+        canned: &[u8],
+        limit: usize,
+    ) -> Result<Vec<u8>, BackendError> {
+        let id = table.id();
+        let decoder = match &mut self.canned {
+            Some((known, d)) if *known == id => d,
+            slot => &slot.insert((id, CannedDecoder::new(table))).1,
+        };
+        let bits = decoder.body_bits(canned, limit).unwrap_or(canned.len() * 8);
+        canned_bits_to_deflate(table, canned, bits)
+    }
+
+    /// Whether the last decompression reached the end of its deflate stream
+    /// (the end of a final block).
+    fn stream_ended(&mut self) -> bool {
+        let mut end: u8 = 0;
+        // SAFETY: the session is set up; `end` is a valid out-pointer.
+        let rc = unsafe { self.lib.qzGetDeflateEndOfStream(&mut *self.sess, &mut end) };
+        rc == 0 && end == 1
+    }
+
+    /// Tears the session down and starts it again, in the same boxed struct.
+    fn restart(&mut self) -> Result<(), BackendError> {
+        // SAFETY: the session was set up (in `open` or the last restart);
+        // it is torn down and closed once here, then zeroed, as `qzInit`
+        // expects it.
+        unsafe {
+            self.lib.qzTeardownSession(&mut *self.sess);
+            self.lib.qzClose(&mut *self.sess);
+            *self.sess = std::mem::zeroed();
+        }
+        start_session(self.lib, &mut self.sess)
+    }
+
     /// The engine that ran a job: software in the fallback state, else
     /// what its extended return code says.
     fn job_path(&self, ext: u64) -> ExecPath {
@@ -307,7 +381,12 @@ impl Backend for Qat {
         data: &[u8],
         out: &mut [u8],
     ) -> Result<usize, BackendError> {
-        let data = as_deflate(mode, table, data)?;
+        let data = match (mode, table) {
+            (Mode::Canned, Some(t)) => {
+                std::borrow::Cow::Owned(self.canned_as_deflate(t, data, out.len())?)
+            }
+            _ => as_deflate(mode, table, data)?,
+        };
         if data.is_empty() {
             // QATzip answers QZ_OK with no output; a stream has a final block.
             return Err(BackendError::Rejected {
@@ -330,6 +409,14 @@ impl Backend for Qat {
                 &mut ext,
             )
         };
+        let ended = self.stream_ended();
+        if rc != 0 || !ended {
+            // QATzip's software path keeps its inflate state after a stream
+            // that did not end, to go on with the next call's input, and
+            // after an error, for good (every later call fails too): the
+            // next stream must start on a fresh session.
+            self.restart()?;
+        }
         match rc {
             0 => {}
             -3 | 15 => {
@@ -340,10 +427,10 @@ impl Backend for Qat {
             }
             _ => return Err(qz_err("qzDecompress", rc)),
         }
-        // QATzip answers QZ_OK when the output buffer fills before the
-        // stream ends, having consumed only part of it: that is a page cut
-        // short, not a page.
-        if (src_len as usize) < data.len() {
+        // QATzip answers QZ_OK for a stream it has not seen the end of:
+        // the output filled first, or the input ran out (a stream cut short
+        // is not a short page).
+        if !ended {
             return Err(if dst_len as usize == out.len() {
                 BackendError::OutputLimit {
                     backend: "qat",
@@ -353,10 +440,21 @@ impl Backend for Qat {
                 BackendError::Rejected {
                     backend: "qat",
                     message: format!(
-                        "qzDecompress stopped after {src_len} of {} stream bytes",
+                        "the stream ends before its final block ({src_len} of {} bytes \
+                         read, {dst_len} produced)",
                         data.len()
                     ),
                 }
+            });
+        }
+        if (src_len as usize) < data.len() {
+            return Err(BackendError::Rejected {
+                backend: "qat",
+                message: format!(
+                    "{} bytes after the final block (qzDecompress read {src_len} of {})",
+                    data.len() - src_len as usize,
+                    data.len()
+                ),
             });
         }
         self.last = self.job_path(ext);

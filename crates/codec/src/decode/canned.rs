@@ -54,8 +54,9 @@ impl CannedDecoder {
         }
     }
 
-    /// Runs the reference loop from `r`'s position to the end of the stream.
-    fn run<S: Sink>(&self, mut r: BitReader<'_>, sink: &mut S) -> Result<(), DecodeError> {
+    /// Runs the reference loop from `r`'s position to the end of the stream;
+    /// returns the bits up to and including the end-of-block code.
+    fn run<S: Sink>(&self, mut r: BitReader<'_>, sink: &mut S) -> Result<usize, DecodeError> {
         let input = r.data();
         let result = decode_tokens(&mut r, &self.litlen, &self.dist, sink);
         if r.overrun() {
@@ -63,7 +64,9 @@ impl CannedDecoder {
             return Err(DecodeError::Truncated);
         }
         result?;
-        check_end(&mut r, input.len())
+        let body = r.bit_pos();
+        check_end(&mut r, input.len())?;
+        Ok(body)
     }
 
     /// Decodes one canned stream into `out` (whose length is the limit, 4096
@@ -90,6 +93,20 @@ impl CannedDecoder {
         };
         self.run(BitReader::new(input), &mut sink)?;
         Ok(sink.pos)
+    }
+
+    /// The length in bits of canned stream `input`'s body: its tokens and
+    /// its end-of-block code, without what follows (zero padding, or QPL's
+    /// empty final fixed block and zero padding). Checks the stream as
+    /// [`CannedDecoder::decompress`] does, producing at most `limit` bytes.
+    pub fn body_bits(&self, input: &[u8], limit: usize) -> Result<usize, DecodeError> {
+        let mut sink = TokenRecorder {
+            tokens: Vec::new(),
+            produced: 0,
+            limit,
+            window: WINDOW_SIZE,
+        };
+        self.run(BitReader::new(input), &mut sink)
     }
 
     /// Decodes one canned stream into its tokens (producing at most `limit` bytes).
