@@ -3,7 +3,8 @@
 //! streams must re-encode bit-exactly with our Huffman stage. With the `qpl`
 //! feature the QPL backend (hardware or software path) joins the matrix.
 
-use cannery_codec::backend::check::QPL_SW_TAIL;
+mod common;
+
 use cannery_codec::backend::check::{check_pair, check_stream, PairOutcome, Reencode};
 use cannery_codec::backend::stress::{page, Kind, Rng};
 use cannery_codec::backend::{
@@ -168,8 +169,8 @@ fn canned_with_header_is_what_reference_inflaters_read() {
     assert_eq!(v, p);
 }
 
-/// A canned stream of `page` in QPL's software form: the body, then an
-/// empty final fixed block and zero padding; and the body's length in bits.
+/// A canned stream of `page` in QPL's software form, and its body's length
+/// in bits (see [`common::qpl_form`]).
 fn qpl_form(t: &Table, page: &[u8]) -> (Vec<u8>, usize) {
     let mut sw = backend::open("software").unwrap();
     let mut s = Vec::new();
@@ -177,13 +178,7 @@ fn qpl_form(t: &Table, page: &[u8]) -> (Vec<u8>, usize) {
     let tokens = cannery_codec::decode::CannedDecoder::new(t)
         .tokens(&s, 4096)
         .unwrap();
-    let mut body = Vec::new();
-    let mut w = cannery_codec::bitio::BitWriter::new(&mut body);
-    cannery_codec::encode::write_tokens(&mut w, &tokens, t, usize::MAX);
-    let bits = w.bit_len();
-    w.put(QPL_SW_TAIL.0, QPL_SW_TAIL.1);
-    w.finish();
-    (body, bits)
+    common::qpl_form(&tokens, t)
 }
 
 #[test]

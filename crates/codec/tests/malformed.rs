@@ -146,14 +146,8 @@ fn padding_rules_for_canned_streams() {
         })
         .expect("some sample page has padding");
     let page = &page;
-    let mut body = Vec::new();
-    let mut w = cannery_codec::bitio::BitWriter::new(&mut body);
-    cannery_codec::encode::write_tokens(&mut w, &tokens, &t, usize::MAX);
-    let end = w.bit_len();
     // QPL software form: EOB, an empty final fixed block (1, 01, 0000000), zero pad.
-    w.put(0b011, 3);
-    w.put(0, 7);
-    w.finish();
+    let (body, end) = common::qpl_form(&tokens, &t);
     let mut out = vec![0u8; PAGE_SIZE];
     assert_eq!(dec.decompress(&body, &mut out).unwrap(), PAGE_SIZE);
     assert_eq!(&out, page);

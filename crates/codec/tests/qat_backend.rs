@@ -139,13 +139,7 @@ fn canned_streams_in_qpls_form_decode() {
         if sw.compress(Mode::Canned, Some(&t), &p, &mut s).unwrap() == Outcome::Incompressible {
             continue;
         }
-        let tokens = dec.tokens(&s, 4096).unwrap();
-        let mut tailed = Vec::new();
-        let mut w = cannery_codec::bitio::BitWriter::new(&mut tailed);
-        cannery_codec::encode::write_tokens(&mut w, &tokens, &t, usize::MAX);
-        w.put(0b011, 3);
-        w.put(0, 7);
-        w.finish();
+        let (tailed, _) = common::qpl_form(&dec.tokens(&s, 4096).unwrap(), &t);
         assert_eq!(qat_decompress(&mut q, Mode::Canned, Some(&t), &tailed), p);
         assert_eq!(qat_decompress(&mut q, Mode::Canned, Some(&t), &s), p);
     }
