@@ -65,6 +65,8 @@ enum Command {
     ZswapSim(cli::zswap_sim::ZswapSimArgs),
     /// Measure the running kernel's zswap on a corpus (needs root), beside the simulator.
     ZswapKernel(cli::zswap_kernel::ZswapKernelArgs),
+    /// Undo what a killed machine-changing run left (swap files, zswap settings, cgroups, zram devices), from its journal.
+    Restore(cli::restore::RestoreArgs),
     /// Per-page speed and ratio of every mode and peer compressor on a corpus (markdown or JSON).
     Bench(cli::bench::BenchArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -96,6 +98,7 @@ fn main() {
         Command::Fuzz(args) => cli::fuzz::run(args),
         Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
         Command::ZswapKernel(args) => cli::zswap_kernel::run(args),
+        Command::Restore(args) => cli::restore::run(args),
         Command::Completions(args) => cli::version::completions::<Cli>(args),
         Command::Man(args) => cli::version::man::<Cli>(args),
     };

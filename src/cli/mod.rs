@@ -10,6 +10,7 @@ pub mod corpus;
 pub mod export;
 pub mod fuzz;
 pub mod out;
+pub mod restore;
 pub mod table;
 pub mod train;
 pub mod validate;

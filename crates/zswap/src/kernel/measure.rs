@@ -28,9 +28,9 @@ use cannery_codec::figures::percentile;
 use cannery_codec::peer::{Peer, PeerKind};
 use serde::{Deserialize, Serialize};
 
-use super::sysfs::{Counters, System};
 use super::KernelError;
 use crate::zsmalloc::Pool;
+use cannery_machine::{Counters, System};
 
 /// How long the gauges must stay still before a measurement.
 pub const IDLE_CHECK: Duration = Duration::from_millis(300);
@@ -158,7 +158,7 @@ pub fn wait_idle(system: &System) -> Result<Counters, KernelError> {
                 b.get("stored_pages"),
                 a.get("pool_total_size"),
                 b.get("pool_total_size"),
-                super::sysfs::damon_pageout_hint(system),
+                cannery_machine::zswap::damon_pageout_hint(system),
             )));
         }
         a = b;
@@ -255,7 +255,7 @@ pub fn measure(
              meanwhile{}",
             swapped_out,
             c0.delta(&c2, "stored_pages"),
-            super::sysfs::damon_pageout_hint(system),
+            cannery_machine::zswap::damon_pageout_hint(system),
         )));
     }
     Ok(Measurement {

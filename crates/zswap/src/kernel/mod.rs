@@ -5,9 +5,10 @@
 //! counters, faulted back in and verified; the simulator's prediction for
 //! the same pages is set beside it.
 //!
-//! - [`sysfs`]: reading zswap's parameters, debugfs counters,
-//!   `/proc/crypto`, `/proc/swaps` (below a root, so tests use a fake tree).
-//! - [`guard`]: every setting changed is put back ([`guard::Restore`]).
+//! - `cannery_machine`: reading zswap's parameters, debugfs counters,
+//!   `/proc/crypto`, `/proc/swaps` (below a root, so tests use a fake
+//!   tree), and the restore guard through which every setting changed is
+//!   put back (and journaled for `cannery restore`).
 //! - [`measure`]: one measurement, and the simulator's [`measure::predict`].
 //! - [`session`]: what is missing ([`session::preflight`]), the setup, and
 //!   the loop over compressors and workloads.
@@ -17,17 +18,15 @@
 //! missing is reported with the command that provides it. It never touches
 //! another process's memory.
 
-pub mod guard;
 pub mod measure;
 pub mod report;
 pub mod session;
-pub mod sysfs;
 
-pub use guard::Restore;
+pub use cannery_machine::Restore;
+pub use cannery_machine::{Counters, System};
 pub use measure::{measure, predict, Measurement, Prediction, SameFilledRule};
 pub use report::{KernelReport, KernelRow};
 pub use session::{preflight, run_session, Need, SessionOptions, SessionWorkload};
-pub use sysfs::{Counters, System};
 
 /// Why a kernel measurement could not run or finish.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +38,10 @@ pub enum KernelError {
     /// zswap's counters moved while we were idle.
     #[error("{0}")]
     Busy(String),
+    /// Another run owns the machine, or a dead run's changes wait for
+    /// `cannery restore`.
+    #[error("{0}")]
+    Journal(#[from] cannery_machine::JournalError),
     /// SIGINT/SIGTERM (or the caller's stop request) arrived.
     #[error("interrupted")]
     Interrupted,

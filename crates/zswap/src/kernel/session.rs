@@ -11,11 +11,11 @@ use std::path::PathBuf;
 
 use cannery_codec::constants::PAGE_SIZE;
 
-use super::guard::Restore;
 use super::measure::{self, measure, predict, SameFilledRule};
 use super::report::{KernelReport, KernelRow};
-use super::sysfs::{System, DEBUGFS_MOUNT, PAGE_CLUSTER, PARAMETERS};
 use super::KernelError;
+use cannery_machine::zswap::DEBUGFS_MOUNT;
+use cannery_machine::{Restore, System, PAGE_CLUSTER, PARAMETERS};
 
 /// Spare swap beyond the largest workload.
 const SWAP_MARGIN: u64 = 64 << 20;
@@ -193,7 +193,7 @@ pub fn run_session(
     if !needs.is_empty() {
         return Err(KernelError::Missing(needs));
     }
-    let mut guard = Restore::new(system.clone());
+    let mut guard = Restore::begin(system, "zswap-kernel")?;
     if opts.setup {
         if !system.debugfs_mounted() {
             let at = system.path(DEBUGFS_MOUNT);

@@ -1,18 +1,16 @@
-//! Reading (and, through [`super::guard`], writing) the kernel's zswap
-//! interfaces: the module parameters under
+//! zswap's interfaces: the module parameters under
 //! `/sys/module/zswap/parameters/`, the debugfs counters under
-//! `/sys/kernel/debug/zswap/`, the compressors of `/proc/crypto`, the swap
-//! areas of `/proc/swaps`, and `vm.page-cluster`.
-//!
-//! Every path is taken relative to a root directory ([`System::root`]),
-//! `/` on a real machine and a temporary tree in the tests, so the parsing
-//! is tested without root. Nothing here changes a setting: writes go
-//! through [`super::guard::Restore`], which puts them back.
+//! `/sys/kernel/debug/zswap/`, the compressors of `/proc/crypto`,
+//! `vm.page-cluster`, and the DAMON schemes that page out beside us.
+//! Reading only: writes go through [`crate::Restore`], which puts them
+//! back.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::system::System;
 
 /// zswap's module parameters, relative to the root.
 pub const PARAMETERS: &str = "sys/module/zswap/parameters";
@@ -23,39 +21,7 @@ pub const DEBUGFS_MOUNT: &str = "sys/kernel/debug";
 /// Swap-in readahead: 2^page-cluster pages per swap-in.
 pub const PAGE_CLUSTER: &str = "proc/sys/vm/page-cluster";
 
-/// The machine's kernel interfaces below one root directory.
-#[derive(Clone, Debug)]
-pub struct System {
-    root: PathBuf,
-}
-
-impl Default for System {
-    fn default() -> Self {
-        System::at("/")
-    }
-}
-
 impl System {
-    /// The interfaces below `root` (`/` for the running kernel).
-    pub fn at(root: impl Into<PathBuf>) -> System {
-        System { root: root.into() }
-    }
-
-    /// The root directory.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// `rel` below the root.
-    pub fn path(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
-    }
-
-    /// One file's contents, trimmed.
-    pub fn read(&self, rel: &str) -> io::Result<String> {
-        Ok(fs::read_to_string(self.path(rel))?.trim().to_string())
-    }
-
     /// True when the kernel has zswap (its parameter directory exists).
     pub fn has_zswap(&self) -> bool {
         self.path(PARAMETERS).is_dir()
@@ -108,41 +74,6 @@ impl System {
         Ok(parse_crypto_compressors(&fs::read_to_string(
             self.path("proc/crypto"),
         )?))
-    }
-
-    /// The active swap areas (`/proc/swaps`).
-    pub fn swaps(&self) -> io::Result<Vec<SwapArea>> {
-        Ok(parse_swaps(&fs::read_to_string(self.path("proc/swaps"))?))
-    }
-
-    /// The effective user id of this process (`Uid:` of
-    /// `/proc/self/status`, second field).
-    pub fn effective_uid(&self) -> io::Result<u32> {
-        let text = fs::read_to_string(self.path("proc/self/status"))?;
-        text.lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|v| v.split_whitespace().nth(1)?.parse().ok())
-            .ok_or_else(|| {
-                io::Error::new(io::ErrorKind::InvalidData, "no Uid in /proc/self/status")
-            })
-    }
-
-    /// The kernel release (`/proc/sys/kernel/osrelease`), or `unknown`.
-    pub fn kernel_release(&self) -> String {
-        self.read("proc/sys/kernel/osrelease")
-            .unwrap_or_else(|_| "unknown".into())
-    }
-
-    /// Total memory in bytes (`MemTotal` of `/proc/meminfo`).
-    pub fn mem_total(&self) -> io::Result<u64> {
-        let text = fs::read_to_string(self.path("proc/meminfo"))?;
-        text.lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-            .ok_or_else(|| {
-                io::Error::new(io::ErrorKind::InvalidData, "no MemTotal in /proc/meminfo")
-            })
     }
 }
 
@@ -260,42 +191,10 @@ pub fn parse_crypto_compressors(text: &str) -> Vec<String> {
     out
 }
 
-/// One active swap area.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SwapArea {
-    /// Its file or device.
-    pub path: String,
-    /// `file` or `partition`.
-    pub kind: String,
-    /// Size in bytes.
-    pub size: u64,
-    /// Bytes in use.
-    pub used: u64,
-}
-
-/// The rows of `/proc/swaps` (sizes there are in KiB). Paths with spaces
-/// are written by the kernel with `\040`; they are decoded.
-pub fn parse_swaps(text: &str) -> Vec<SwapArea> {
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            if f.len() < 4 {
-                return None;
-            }
-            Some(SwapArea {
-                path: f[0].replace("\\040", " "),
-                kind: f[1].to_string(),
-                size: f[2].parse::<u64>().ok()? * 1024,
-                used: f[3].parse::<u64>().ok()? * 1024,
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::System;
 
     const CRYPTO: &str = "name         : deflate\ndriver       : deflate-generic\nmodule       : kernel\ntype         : acomp\n\nname         : sha256\ndriver       : sha256-generic\ntype         : shash\n\nname         : lzo-rle\ndriver       : lzo-rle-scomp\ntype         : scomp\n\nname         : lzo\ndriver       : lzo-generic\ntype         : compression\n\nname         : lzo\ndriver       : lzo-scomp\ntype         : scomp\n";
 
@@ -306,21 +205,6 @@ mod tests {
             ["deflate", "lzo-rle", "lzo"]
         );
         assert!(parse_crypto_compressors("").is_empty());
-    }
-
-    #[test]
-    fn swaps_are_read_in_bytes() {
-        let text = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/var/tmp/a\\040b.swap                       file\t\t1048572\t\t2048\t\t-2\n";
-        assert_eq!(
-            parse_swaps(text),
-            [SwapArea {
-                path: "/var/tmp/a b.swap".into(),
-                kind: "file".into(),
-                size: 1048572 * 1024,
-                used: 2048 * 1024,
-            }]
-        );
-        assert!(parse_swaps("Filename Type Size Used Priority\n").is_empty());
     }
 
     fn tree() -> (tempfile::TempDir, System) {

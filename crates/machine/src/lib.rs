@@ -1,0 +1,24 @@
+//! Everything cannery changes on a machine, in one place: the restore
+//! guard ([`Restore`]) through which every change goes, the write-ahead
+//! [`journal`] that lets `cannery restore` undo a run that was killed
+//! outright, and the kernel interfaces those changes touch, each read
+//! below a [`System`] root so the parsing is tested on fake trees.
+//!
+//! - [`system`]: the root, swap areas, mounts, bounded reads.
+//! - [`zswap`]: zswap's parameters and debugfs counters, `/proc/crypto`.
+//! - [`guard`]: [`Restore`] and [`restore_stale`].
+//! - [`journal`]: the record under `/run/cannery` (and its copy under
+//!   `/var/lib/cannery`, which names swap files across a reboot).
+//!
+//! Users: `cannery zswap-kernel --setup` (cannery-zswap), the cold-page
+//! capture (`capture --cold reclaim:…`) and `cannery zram-kernel`.
+
+pub mod guard;
+pub mod journal;
+pub mod system;
+pub mod zswap;
+
+pub use guard::{restore_stale, Restore, Restored};
+pub use journal::{Change, JournalError, Record};
+pub use system::{parse_swaps, SwapArea, System};
+pub use zswap::{Counters, PAGE_CLUSTER, PARAMETERS};
