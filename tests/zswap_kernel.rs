@@ -27,6 +27,10 @@ fn machine_state() -> Vec<String> {
     .map(|p| format!("{p}={}", fs::read_to_string(p).unwrap_or_default().trim()))
     .collect();
     v.push(fs::read_to_string("/proc/swaps").unwrap_or_default());
+    v.push(format!(
+        "journal: {}",
+        Path::new("/run/cannery/journal.json").exists()
+    ));
     let mounts = fs::read_to_string("/proc/mounts").unwrap_or_default();
     v.push(format!(
         "debugfs mounted: {}",
@@ -154,10 +158,9 @@ fn the_shipped_corpus_is_predicted_within_two_percent() {
     }
 }
 
-#[test]
-#[ignore = "needs root, zswap and debugfs; changes and restores zswap settings and swap"]
-fn sigterm_mid_session_restores_every_setting() {
-    let before = machine_state();
+/// Starts `zswap-kernel --setup` on the shipped corpus and returns it, with
+/// its stderr, once the first measurement has begun (the machine changed).
+fn setup_session_in_flight() -> (std::process::Child, std::process::ChildStderr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cannery"))
         .args([
             "zswap-kernel",
@@ -174,7 +177,6 @@ fn sigterm_mid_session_restores_every_setting() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait for the first measurement to start, then stop it.
     let mut stderr = child.stderr.take().unwrap();
     let mut seen = Vec::new();
     let mut buf = [0u8; 256];
@@ -183,6 +185,14 @@ fn sigterm_mid_session_restores_every_setting() {
         assert!(n > 0, "ended early: {}", String::from_utf8_lossy(&seen));
         seen.extend_from_slice(&buf[..n]);
     }
+    (child, stderr)
+}
+
+#[test]
+#[ignore = "needs root, zswap and debugfs; changes and restores zswap settings and swap"]
+fn sigterm_mid_session_restores_every_setting() {
+    let before = machine_state();
+    let (mut child, mut stderr) = setup_session_in_flight();
     Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -193,4 +203,41 @@ fn sigterm_mid_session_restores_every_setting() {
     assert!(!status.success());
     assert!(rest.contains("interrupted"), "{rest}");
     assert_eq!(machine_state(), before, "settings restored after SIGTERM");
+}
+
+#[test]
+#[ignore = "needs root, zswap and debugfs; changes and restores zswap settings and swap"]
+fn after_sigkill_the_journal_refuses_new_runs_and_restore_undoes_it() {
+    let before = machine_state();
+    let (mut child, _stderr) = setup_session_in_flight();
+    child.kill().unwrap(); // SIGKILL: no handler, no guard
+    child.wait().unwrap();
+    assert_ne!(
+        machine_state(),
+        before,
+        "the killed run had changed the machine"
+    );
+    // A new machine-changing run refuses to take the changed state as the original.
+    let again = cannery(&["zswap-kernel", "--setup", "--corpus", "fleet-snapshots"]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannery restore"), "{err}");
+    let restored = cannery(&["restore"]);
+    let out = String::from_utf8_lossy(&restored.stdout);
+    assert!(
+        restored.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&restored.stderr)
+    );
+    assert!(
+        out.contains("zswap-kernel") && out.contains("swapoff"),
+        "{out}"
+    );
+    assert_eq!(
+        machine_state(),
+        before,
+        "cannery restore brought the machine back"
+    );
+    let nothing = cannery(&["restore"]);
+    assert!(String::from_utf8_lossy(&nothing.stdout).contains("nothing to restore"));
 }
