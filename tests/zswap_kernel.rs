@@ -154,6 +154,57 @@ fn the_shipped_corpus_is_predicted_within_two_percent() {
     }
 }
 
+/// Small pools: 512 pages of each shipped workload, each compressor with a
+/// model. Here the last, partly filled zspage of every size class is a
+/// large share of the pool, so zspage lengths must be the kernel's
+/// (`calculate_zspage_chain_size`, crates/zswap/src/zsmalloc.rs): with the
+/// pre-6.3 rule the errors reached -3.5 % (deflate) and +5.6 % (lzo).
+#[test]
+#[ignore = "needs root, zswap and swap"]
+fn small_pools_are_predicted_within_two_percent() {
+    let before = machine_state();
+    let out = cannery(&[
+        "zswap-kernel",
+        "--setup",
+        "--corpus",
+        "fleet-snapshots",
+        "--compressor",
+        "deflate",
+        "lzo",
+        "--compare-sim",
+        "--max-pages",
+        "512",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(machine_state(), before);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut checked = 0;
+    for r in report["rows"].as_array().unwrap() {
+        let name = format!("{} {}", r["compressor"], r["workload"]);
+        let m = &r["measured"];
+        assert_eq!(m["mismatches"], 0, "{name}");
+        assert_eq!(m["pages"], 512, "{name}");
+        if r["predicted"].is_null() {
+            // lzo without the `lzo` feature: no model, nothing to compare.
+            assert_eq!(r["compressor"], "lzo", "{name}");
+            continue;
+        }
+        // From an empty pool: nothing of another process's shares our zspages.
+        assert_eq!(m["pool_bytes_before"], 0, "{name}: the pool was not empty");
+        assert_eq!(r["shared_pool"], false, "{name}");
+        let e = r["pool_error"].as_f64().unwrap();
+        assert!(e.abs() <= 0.02, "{name}: {:+.2} %", e * 100.0);
+        checked += 1;
+    }
+    // Five workloads under deflate at least, each a measurement that ran.
+    assert!(checked >= 5, "{checked} rows compared");
+}
+
 #[test]
 #[ignore = "needs root, zswap and debugfs; changes and restores zswap settings and swap"]
 fn sigterm_mid_session_restores_every_setting() {
