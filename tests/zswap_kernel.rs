@@ -45,6 +45,29 @@ fn cannery(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `zswap-kernel --setup --compare-sim --json` on the shipped corpus with
+/// `args`: its report, once it succeeded and every setting is back.
+fn session(args: &[&str]) -> serde_json::Value {
+    let before = machine_state();
+    let mut all = vec![
+        "zswap-kernel",
+        "--setup",
+        "--corpus",
+        "fleet-snapshots",
+        "--compare-sim",
+        "--json",
+    ];
+    all.extend_from_slice(args);
+    let out = cannery(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(machine_state(), before, "settings restored");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// A corpus of workloads each made of one page repeated: every object of a
 /// workload has the same size, so the simulator's pool must be exact.
 fn uniform_corpus(dir: &Path) {
@@ -127,24 +150,7 @@ fn the_kernel_stores_what_the_simulator_predicts_and_everything_is_restored() {
 #[test]
 #[ignore = "needs root, zswap and debugfs; changes and restores zswap settings and swap"]
 fn the_shipped_corpus_is_predicted_within_two_percent() {
-    let before = machine_state();
-    let out = cannery(&[
-        "zswap-kernel",
-        "--setup",
-        "--corpus",
-        "fleet-snapshots",
-        "--compressor",
-        "deflate",
-        "--compare-sim",
-        "--json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(machine_state(), before);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = session(&["--compressor", "deflate"]);
     for r in report["rows"].as_array().unwrap() {
         assert_eq!(r["measured"]["mismatches"], 0);
         if r["shared_pool"] == false {
@@ -162,27 +168,7 @@ fn the_shipped_corpus_is_predicted_within_two_percent() {
 #[test]
 #[ignore = "needs root, zswap and swap"]
 fn small_pools_are_predicted_within_two_percent() {
-    let before = machine_state();
-    let out = cannery(&[
-        "zswap-kernel",
-        "--setup",
-        "--corpus",
-        "fleet-snapshots",
-        "--compressor",
-        "deflate",
-        "lzo",
-        "--compare-sim",
-        "--max-pages",
-        "512",
-        "--json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(machine_state(), before);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = session(&["--compressor", "deflate", "lzo", "--max-pages", "512"]);
     let mut checked = 0;
     for r in report["rows"].as_array().unwrap() {
         let name = format!("{} {}", r["compressor"], r["workload"]);

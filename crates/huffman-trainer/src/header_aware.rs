@@ -26,6 +26,15 @@ use cannery_codec::table::rules::BitBudget;
 use cannery_codec::CodeLengths;
 use serde::Serialize;
 
+use crate::histogram::ParseModel;
+
+/// True if the target's compressor writes the table's header into every
+/// stream, so a table for it minimises header plus body bits: ISA-L (level
+/// 0 with custom tables). QPL's and IAA's canned streams carry no header.
+pub fn header_per_stream(model: ParseModel) -> bool {
+    model == ParseModel::Isal
+}
+
 /// Passes over every symbol before the search gives up improving.
 const MAX_PASSES: usize = 12;
 /// How far apart two symbols whose lengths are swapped may be.
@@ -58,19 +67,9 @@ struct Objective<'a> {
 
 impl Objective<'_> {
     fn body(&self, l: &CodeLengths) -> u64 {
-        let ll: u64 = l
-            .litlen
-            .iter()
-            .zip(self.ll_w)
-            .map(|(&n, &w)| n as u64 * w)
-            .sum();
-        let d: u64 = l
-            .dist
-            .iter()
-            .zip(self.d_w)
-            .map(|(&n, &w)| n as u64 * w)
-            .sum();
-        ll + d
+        let dot =
+            |l: &[u8], w: &[u64]| -> u64 { l.iter().zip(w).map(|(&n, &w)| n as u64 * w).sum() };
+        dot(&l.litlen, self.ll_w) + dot(&l.dist, self.d_w)
     }
 
     /// The cost, or `None` when `l` breaks a constraint.

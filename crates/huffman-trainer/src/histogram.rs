@@ -112,14 +112,6 @@ impl ParseModel {
         }
     }
 
-    /// True if the target's compressor writes the table's header into every
-    /// stream, so a table for it minimises header plus body bits
-    /// ([`crate::header_aware`]): ISA-L (level 0 with custom tables). QPL's
-    /// and IAA's canned streams carry no header.
-    pub fn header_per_stream(self) -> bool {
-        self == ParseModel::Isal
-    }
-
     /// `Ok` if this build can gather this parse; else what to rebuild with.
     pub fn check_available(self) -> Result<(), crate::TrainError> {
         match self.feature() {

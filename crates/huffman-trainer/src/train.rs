@@ -149,7 +149,7 @@ pub fn table_from_histogram(
     }
     let mut l = lengths_from_counts(&h.counts, opts);
     let mut header_aware = None;
-    if h.settings().parse.header_per_stream() {
+    if crate::header_aware::header_per_stream(h.settings().parse) {
         // One header per stream, one stream per training page.
         let (ll, d) = opts
             .smoothing()

@@ -68,7 +68,7 @@ fn check_beats_library(model: ParseModel) {
             w.name,
             c.cannery.pages
         );
-        if model.header_per_stream() {
+        if cannery_trainer::header_aware::header_per_stream(model) {
             // The same header in every stream, on both sides, counted.
             for s in [&c.cannery, &c.library] {
                 assert!(s.header_bits > 0, "{}: headers not counted", w.name);
