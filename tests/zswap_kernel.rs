@@ -49,6 +49,29 @@ fn cannery(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `zswap-kernel --setup --compare-sim --json` on the shipped corpus with
+/// `args`: its report, once it succeeded and every setting is back.
+fn session(args: &[&str]) -> serde_json::Value {
+    let before = machine_state();
+    let mut all = vec![
+        "zswap-kernel",
+        "--setup",
+        "--corpus",
+        "fleet-snapshots",
+        "--compare-sim",
+        "--json",
+    ];
+    all.extend_from_slice(args);
+    let out = cannery(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(machine_state(), before, "settings restored");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// A corpus of workloads each made of one page repeated: every object of a
 /// workload has the same size, so the simulator's pool must be exact.
 fn uniform_corpus(dir: &Path) {
@@ -131,24 +154,7 @@ fn the_kernel_stores_what_the_simulator_predicts_and_everything_is_restored() {
 #[test]
 #[ignore = "needs root, zswap and debugfs; changes and restores zswap settings and swap"]
 fn the_shipped_corpus_is_predicted_within_two_percent() {
-    let before = machine_state();
-    let out = cannery(&[
-        "zswap-kernel",
-        "--setup",
-        "--corpus",
-        "fleet-snapshots",
-        "--compressor",
-        "deflate",
-        "--compare-sim",
-        "--json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(machine_state(), before);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = session(&["--compressor", "deflate"]);
     for r in report["rows"].as_array().unwrap() {
         assert_eq!(r["measured"]["mismatches"], 0);
         if r["shared_pool"] == false {
@@ -156,6 +162,37 @@ fn the_shipped_corpus_is_predicted_within_two_percent() {
             assert!(e.abs() <= 0.02, "{}: {:+.2} %", r["workload"], e * 100.0);
         }
     }
+}
+
+/// Small pools: 512 pages of each shipped workload, each compressor with a
+/// model. Here the last, partly filled zspage of every size class is a
+/// large share of the pool, so zspage lengths must be the kernel's
+/// (`calculate_zspage_chain_size`, crates/zswap/src/zsmalloc.rs): with the
+/// pre-6.3 rule the errors reached -3.5 % (deflate) and +5.6 % (lzo).
+#[test]
+#[ignore = "needs root, zswap and swap"]
+fn small_pools_are_predicted_within_two_percent() {
+    let report = session(&["--compressor", "deflate", "lzo", "--max-pages", "512"]);
+    let mut checked = 0;
+    for r in report["rows"].as_array().unwrap() {
+        let name = format!("{} {}", r["compressor"], r["workload"]);
+        let m = &r["measured"];
+        assert_eq!(m["mismatches"], 0, "{name}");
+        assert_eq!(m["pages"], 512, "{name}");
+        if r["predicted"].is_null() {
+            // lzo without the `lzo` feature: no model, nothing to compare.
+            assert_eq!(r["compressor"], "lzo", "{name}");
+            continue;
+        }
+        // From an empty pool: nothing of another process's shares our zspages.
+        assert_eq!(m["pool_bytes_before"], 0, "{name}: the pool was not empty");
+        assert_eq!(r["shared_pool"], false, "{name}");
+        let e = r["pool_error"].as_f64().unwrap();
+        assert!(e.abs() <= 0.02, "{name}: {:+.2} %", e * 100.0);
+        checked += 1;
+    }
+    // Five workloads under deflate at least, each a measurement that ran.
+    assert!(checked >= 5, "{checked} rows compared");
 }
 
 /// Starts `zswap-kernel --setup` on the shipped corpus and returns it, with

@@ -155,7 +155,10 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
         ExportCommand::Isal(a) => {
             let table = load_table(&a.table)?;
             let text = isal::hufftables_c(&table, &a.name, &cannery_export::default_generator())?;
-            write_text(a.out.as_deref(), &text, a.force)
+            write_text(a.out.as_deref(), &text, a.force)?;
+            let form = isal::IsalTables::new(&table)?.header_form_lines().join(" ");
+            crate::cli::out::status(format!("export isal: {form}"));
+            Ok(())
         }
     }
 }

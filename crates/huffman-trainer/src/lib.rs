@@ -31,6 +31,7 @@ pub mod eval_corpus;
 pub mod evaluate;
 pub mod fleet;
 pub mod gather;
+pub mod header_aware;
 pub mod histogram;
 pub mod mode_key;
 pub mod pages;

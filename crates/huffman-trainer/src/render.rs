@@ -282,27 +282,53 @@ fn under_target(out: &mut String, r: &TrainReport) {
             "ISA-L"
         }
     );
-    let mut g = Grid::new(&[
+    // Where the header travels with every stream (ISA-L), both parts.
+    let headers = fleet.cannery.header_bits + fleet.library.header_bits > 0;
+    let mut cols = vec![
         ("workload", Align::Left),
         ("pages", Align::Right),
         ("cannery ratio", Align::Right),
         ("library ratio", Align::Right),
         ("gain %", Align::Right),
-    ]);
+    ];
+    if headers {
+        cols.extend([
+            ("cannery header bits", Align::Right),
+            ("library header bits", Align::Right),
+            ("cannery body KiB", Align::Right),
+            ("library body KiB", Align::Right),
+        ]);
+    }
+    let mut g = Grid::new(&cols);
     let mut losers = Vec::new();
     let rows = r
         .workloads
         .iter()
         .filter_map(|w| w.under_target.as_ref().map(|c| (w.name.as_str(), c)))
         .chain(std::iter::once(("fleet (sum)", fleet)));
+    let body_kib = |s: &crate::target::Sizes| {
+        format!(
+            "{:.1}",
+            (s.bytes as f64 - s.header_bits as f64 / 8.0) / 1024.0
+        )
+    };
     for (name, c) in rows {
-        g.row(vec![
+        let mut row = vec![
             name.to_string(),
             c.cannery.pages.to_string(),
             format!("{:.3}", c.cannery.ratio()),
             format!("{:.3}", c.library.ratio()),
             format!("{:+.2}", 100.0 * c.gain()),
-        ]);
+        ];
+        if headers {
+            row.extend([
+                format!("{:.0}", c.cannery.header_bits_per_page()),
+                format!("{:.0}", c.library.header_bits_per_page()),
+                body_kib(&c.cannery),
+                body_kib(&c.library),
+            ]);
+        }
+        g.row(row);
         if c.cannery.bytes > c.library.bytes {
             losers.push(name.to_string());
         }

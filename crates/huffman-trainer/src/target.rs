@@ -63,7 +63,7 @@ pub fn compressor_of(model: ParseModel) -> &'static str {
     match model {
         ParseModel::QplDefault => "QPL canned, default level (software path)",
         ParseModel::QplHigh => "QPL canned, high level (software path)",
-        ParseModel::Isal => "ISA-L level 0 with the table (body bits)",
+        ParseModel::Isal => "ISA-L level 0 with the table (whole streams, header included)",
         _ => "cannery canned, fast level",
     }
 }
@@ -224,8 +224,10 @@ impl Loaded {
         }
     }
 
-    /// Bytes of one page (4096 when the compressor finds it incompressible).
-    fn size(&mut self, page: &[u8], buf: &mut Vec<u8>) -> Result<u64, TrainError> {
+    /// Bytes of one page (4096 when the compressor finds it incompressible;
+    /// under ISA-L, every byte `isal_deflate_stateless` writes, the header
+    /// included) and the header bits among them (0 where none travels).
+    fn size(&mut self, page: &[u8], buf: &mut Vec<u8>) -> Result<(u64, u64), TrainError> {
         let n = match self {
             Loaded::Own(e) => match e.compress(page, buf)? {
                 cannery_codec::Outcome::Compressed(n) => n as u64,
@@ -237,12 +239,15 @@ impl Loaded {
                 .map_err(|e| library_error("qpl", e))?
                 .map_or(PAGE_SIZE as u64, |s| s.len() as u64),
             #[cfg(feature = "isal")]
-            Loaded::Isal(t) => t
-                .compressed_bits(page)
-                .map_err(|e| library_error("isal", e))?
-                .div_ceil(8),
+            Loaded::Isal(t) => {
+                let n = t
+                    .compress(page)
+                    .map_err(|e| library_error("isal", e))?
+                    .len();
+                return Ok((n as u64, t.header_bits() as u64));
+            }
         };
-        Ok(n.min(PAGE_SIZE as u64))
+        Ok((n.min(PAGE_SIZE as u64), 0))
     }
 }
 
@@ -251,16 +256,36 @@ impl Loaded {
 pub struct Sizes {
     /// Pages compressed.
     pub pages: u64,
-    /// Their bytes (an incompressible page counts 4096).
+    /// Their bytes: whole streams (an incompressible page counts 4096;
+    /// under ISA-L every byte it writes, each stream's header included).
     pub bytes: u64,
+    /// The header bits among them (0 for canned streams, which carry none).
+    pub header_bits: u64,
 }
 
 impl Sizes {
-    /// Both counts summed.
+    /// No pages.
+    pub const ZERO: Sizes = Sizes {
+        pages: 0,
+        bytes: 0,
+        header_bits: 0,
+    };
+
+    /// The counts summed.
     pub fn plus(self, o: Sizes) -> Sizes {
         Sizes {
             pages: self.pages + o.pages,
             bytes: self.bytes + o.bytes,
+            header_bits: self.header_bits + o.header_bits,
+        }
+    }
+
+    /// Header bits per stream.
+    pub fn header_bits_per_page(&self) -> f64 {
+        if self.pages == 0 {
+            0.0
+        } else {
+            self.header_bits as f64 / self.pages as f64
         }
     }
 
@@ -314,11 +339,13 @@ fn measure<S: PageSource + ?Sized>(
     split: Split,
     loaded: &mut [Loaded],
 ) -> Result<Vec<Sizes>, TrainError> {
-    let mut sizes = vec![Sizes { pages: 0, bytes: 0 }; loaded.len()];
+    let mut sizes = vec![Sizes::ZERO; loaded.len()];
     let mut buf = Vec::with_capacity(PAGE_SIZE);
     for_each_held_out(source, split, &mut |p| {
         for (l, s) in loaded.iter_mut().zip(sizes.iter_mut()) {
-            s.bytes += l.size(p, &mut buf)?;
+            let (bytes, header_bits) = l.size(p, &mut buf)?;
+            s.bytes += bytes;
+            s.header_bits += header_bits;
             s.pages += 1;
         }
         Ok(())

@@ -10,6 +10,7 @@
 //! other codecs is [`crate::evaluate`]; clustering is [`crate::cluster`].
 
 use cannery_codec::table::rules::Rule;
+use cannery_codec::table::HeaderForm;
 use cannery_codec::Table;
 
 use crate::code_lengths::{build_lengths, Constraints};
@@ -146,8 +147,30 @@ pub fn table_from_histogram(
             needed: opts.min_pages,
         });
     }
-    let l = lengths_from_counts(&h.counts, opts);
-    let mut t = Table::from_lengths(&l.litlen, &l.dist)?;
+    let mut l = lengths_from_counts(&h.counts, opts);
+    let mut header_aware = None;
+    if crate::header_aware::header_per_stream(h.settings().parse) {
+        // One header per stream, one stream per training page.
+        let (ll, d) = opts
+            .smoothing()
+            .weights(&h.counts, opts.codes_all_distances());
+        let (r, report) = crate::header_aware::refine_reported(
+            &ll,
+            &d,
+            &l,
+            h.pages,
+            crate::smoothing::SCALE,
+            opts.constraints.qpl_compatible,
+        );
+        l = r;
+        header_aware = Some(report);
+    }
+    let form = if header_aware.is_some() {
+        HeaderForm::Fewest
+    } else {
+        HeaderForm::Aligned
+    };
+    let mut t = Table::from_lengths_with_header(&l.litlen, &l.dist, form)?;
     // Smoothing codes every required symbol and package-merge makes
     // complete codes, so this only fails if those guarantees break.
     t.check_iaa().map_err(TrainError::NotIaaSafe)?;
@@ -165,6 +188,13 @@ pub fn table_from_histogram(
     m.insert("pages".into(), h.pages.into());
     if let Some(id) = &h.settings().cost_table {
         m.insert("pricing_table".into(), id.clone().into());
+    }
+    if let Some(r) = header_aware {
+        // Both parts of the objective, and the header as written.
+        let mut v = serde_json::to_value(r).expect("plain numbers");
+        v["written_header_bits"] = t.header().bits.into();
+        v["written_header_form"] = form.name().into();
+        m.insert("header_aware".into(), v);
     }
     t.provenance.training = m;
     Ok(t)

@@ -4,7 +4,10 @@
 //! cannery's table (default smoothing for library targets: add-one) must
 //! compress at least as well on every workload.
 //! - ISA-L (feature `isal`, Debian's libisal-dev; scripts/test runs it):
-//!   `cargo test -p cannery-trainer --features isal --test library_targets`
+//!   `cargo test -p cannery-trainer --features isal --test library_targets`.
+//!   ISA-L writes the table's header into every stream, so both sides count
+//!   every byte `isal_deflate_stateless` writes, header included, and
+//!   cannery's table minimises header plus body (crate::header_aware).
 //! - QPL (feature `qpl`, QPL built by hand, README "QPL"):
 //!   `QPL_DIR=/opt/qpl cargo test --release -p cannery-trainer --features qpl --test library_targets`
 //!
@@ -65,6 +68,15 @@ fn check_beats_library(model: ParseModel) {
             w.name,
             c.cannery.pages
         );
+        if cannery_trainer::header_aware::header_per_stream(model) {
+            // The same header in every stream, on both sides, counted.
+            for s in [&c.cannery, &c.library] {
+                assert!(s.header_bits > 0, "{}: headers not counted", w.name);
+                assert_eq!(s.header_bits % s.pages, 0, "{}", w.name);
+            }
+        } else {
+            assert_eq!(c.cannery.header_bits + c.library.header_bits, 0);
+        }
         assert!(
             c.cannery.bytes <= c.library.bytes,
             "{}: cannery's table {} bytes, the library's own {} bytes",

@@ -39,6 +39,8 @@
 pub mod native;
 
 use cannery_codec::constants::NUM_DIST;
+use cannery_codec::table::header::write_header_as;
+use cannery_codec::table::HeaderForm;
 use cannery_codec::token::{DIST_BASE, DIST_EXTRA, LENGTH_BASE, LENGTH_EXTRA};
 use cannery_codec::Table;
 
@@ -70,6 +72,10 @@ pub struct IsalTables {
     pub deflate_hdr_count: u32,
     /// `deflate_hdr_extra_bits`: header bits in the partial last byte.
     pub deflate_hdr_extra_bits: u32,
+    /// Bits of the byte-aligned header for the same lengths (not written:
+    /// ISA-L carries the extra bits, so the fewest-bits form is; reported
+    /// so `export` can say what alignment would have cost).
+    pub aligned_header_bits: u32,
     /// `dist_table[2]`.
     pub dist_table: [u32; DIST_TABLE_SIZE],
     /// `len_table[256]`.
@@ -114,10 +120,16 @@ impl IsalTables {
                 reason,
             });
         }
-        let (mut deflate_hdr, bits) = if table.is_fixed_code() {
-            (vec![0x03], 3)
+        // igzip writes `deflate_hdr_count` bytes and `deflate_hdr_extra_bits`
+        // bits of header before every stream's body: the fewest bits win,
+        // whatever the table carries (its default header is byte-aligned,
+        // for consumers that need whole bytes).
+        let (mut deflate_hdr, bits, aligned_bits) = if table.is_fixed_code() {
+            (vec![0x03], 3, 3)
         } else {
-            (table.header().bytes.clone(), table.header().bits)
+            let h = write_header_as(table.lengths(), HeaderForm::Fewest);
+            let aligned = write_header_as(table.lengths(), HeaderForm::Aligned).bits;
+            (h.bytes, h.bits, aligned)
         };
         if deflate_hdr.len() > MAX_HDR_SIZE {
             return Err(ExportError::IsalHeaderTooLong {
@@ -165,6 +177,7 @@ impl IsalTables {
         lit_table.copy_from_slice(&ll_rev[..LIT_TABLE_SIZE]);
         lit_table_sizes.copy_from_slice(&l.litlen[..LIT_TABLE_SIZE]);
         Ok(IsalTables {
+            aligned_header_bits: aligned_bits as u32,
             deflate_hdr_count: (bits / 8) as u32,
             deflate_hdr_extra_bits: (bits % 8) as u32,
             deflate_hdr,
@@ -175,6 +188,28 @@ impl IsalTables {
             dcodes: *d_rev,
             dcodes_sizes: l.dist,
         })
+    }
+}
+
+impl IsalTables {
+    /// Which header form these fields hold and why, for `export isal`.
+    pub fn header_form_lines(&self) -> Vec<String> {
+        let bits = self.deflate_hdr_count * 8 + self.deflate_hdr_extra_bits;
+        if bits == 3 {
+            return vec!["Form: the fixed code's 3-bit static-block header.".into()];
+        }
+        vec![
+            format!(
+                "Form: the fewest-bits header ({bits} bits), not the byte-aligned one ({} bits):",
+                self.aligned_header_bits
+            ),
+            "igzip writes this header into every stream and carries the".into(),
+            "partial byte (deflate_hdr_extra_bits), so alignment would only cost".into(),
+            format!(
+                "{} bits per stream.",
+                self.aligned_header_bits.saturating_sub(bits)
+            ),
+        ]
     }
 }
 
@@ -197,6 +232,7 @@ pub fn hufftables_c(table: &Table, name: &str, generator: &str) -> Result<String
         "Header: {} whole bytes + {} bits (BFINAL=1).",
         t.deflate_hdr_count, t.deflate_hdr_extra_bits
     ));
+    lines.extend(t.header_form_lines());
     lines.push(String::new());
     lines.push("Use with ISA-L as distributions install it (-lisal; headers".into());
     lines.push("<isa-l/igzip_lib.h> or <igzip_lib.h>), any IGZIP_HIST_SIZE (no -D".into());

@@ -134,11 +134,18 @@ fn check(table: &Table, label: &str) {
     let out = compile_and_run(dir.path(), "main.c", &[tabs.to_str().unwrap()]);
 
     let l = table.lengths();
-    // Header: the table's implied header (the fixed code: 3-bit static header).
+    // Header: the fewest-bits encoding of the table's lengths, never longer
+    // than the byte-aligned one it carries (the fixed code: 3-bit static
+    // header).
     let (hdr, bits) = if table.is_fixed_code() {
         (vec![3u8], 3)
     } else {
-        (table.header().bytes.clone(), table.header().bits)
+        let h = cannery_codec::table::header::write_header_as(
+            table.lengths(),
+            cannery_codec::table::HeaderForm::Fewest,
+        );
+        assert!(h.bits <= table.header().bits, "{label}");
+        (h.bytes, h.bits)
     };
     let mut want_hdr: Vec<u64> = hdr.iter().map(|&b| b as u64).collect();
     want_hdr.resize(328, 0);

@@ -199,12 +199,17 @@ fn bit(b: &[u8], i: usize) -> u8 {
     (b[i / 8] >> (i % 8)) & 1
 }
 
-/// The header igzip writes for `table` (BFINAL=1): bytes and bit count.
+/// The header igzip writes for `table` (BFINAL=1): bytes and bit count,
+/// the fewest-bits encoding of its lengths.
 fn header_of(table: &Table) -> (Vec<u8>, usize) {
     if table.is_fixed_code() {
         (vec![0x03], 3)
     } else {
-        (table.header().bytes.clone(), table.header().bits)
+        let h = cannery_codec::table::header::write_header_as(
+            table.lengths(),
+            cannery_codec::table::HeaderForm::Fewest,
+        );
+        (h.bytes, h.bits)
     }
 }
 

@@ -28,8 +28,10 @@
 //!   ZS_HANDLE_SIZE), is put in the class of index ceil((len + 8 - 32) / 16)
 //!   of the classes 32, 48, ..., 4096 (the last for anything larger), and
 //!   classes with the same pages-per-zspage and objects-per-zspage are merged
-//!   into the larger one as zs_create_pool does, with up to 8 pages per
-//!   zspage (CONFIG_ZSMALLOC_CHAIN_SIZE's default). `pool_bytes` is the sum
+//!   into the larger one as zs_create_pool does, each zspage as long as
+//!   `calculate_zspage_chain_size` makes it (up to 8 pages,
+//!   CONFIG_ZSMALLOC_CHAIN_SIZE's default; the fewest bytes left over).
+//!   `pool_bytes` is the sum
 //!   of the class sizes of the stored objects; `zspage_bytes` is the memory
 //!   of a perfectly compacted pool (whole zspages per class). Partly empty
 //!   zspages left by frees, zswap's entry metadata and compaction are not

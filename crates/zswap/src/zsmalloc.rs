@@ -1,9 +1,25 @@
 //! The zsmalloc pool model: x86-64 size classes for 4 KiB pages (32, 48,
-//! ..., 4096, each object plus its 8-byte handle), merged as zs_create_pool
-//! merges them, and a [`Pool`] that sums class sizes and whole zspages.
+//! ..., 4096, each object plus its 8-byte handle), zspage lengths chosen
+//! and classes merged as zs_create_pool does, and a [`Pool`] that sums
+//! class sizes and whole zspages.
+//!
+//! Read from Linux 6.12.117's `mm/zsmalloc.c` (Debian linux-source-6.12;
+//! the running kernel here is 6.18 with `CONFIG_ZSMALLOC_CHAIN_SIZE=8`):
+//! the class of a request is `get_size_class_index(size + ZS_HANDLE_SIZE)`
+//! clamped to the last class (lines 507-521); the zspage length is
+//! `calculate_zspage_chain_size` (2099-2119); classes are built from the
+//! largest down and a class with the same pages and objects per zspage as
+//! the one above it shares that class (`can_merge`, 1129-1137; loop at
+//! 2155-2205). `zs_malloc` (1359-1410) takes a free slot of a zspage the
+//! class already has, or allocates a whole new zspage and adds all its
+//! pages to `pages_allocated` (line 1402), which is what zswap's
+//! `pool_total_size` reports (`zswap_total_pages`, mm/zswap.c:487-498).
+//! So a pool that only grows holds, per class, ⌈objects / objects per
+//! zspage⌉ whole zspages, the last one partly empty.
 //!
 //! Only accounting: no object is stored here (the replay keeps the bytes),
-//! and frees, partly empty zspages and compaction are not modelled.
+//! and frees, partly empty zspages left by frees and compaction are not
+//! modelled.
 
 use cannery_codec::constants::PAGE_SIZE;
 
@@ -23,7 +39,8 @@ impl Zsmalloc {
     pub const DELTA: usize = 16;
     /// Bytes zs_malloc adds to every object for its handle.
     pub const HANDLE: usize = 8;
-    /// Most pages in one zspage (CONFIG_ZSMALLOC_CHAIN_SIZE default).
+    /// Most pages in one zspage (`ZS_MAX_PAGES_PER_ZSPAGE`, line 124:
+    /// `CONFIG_ZSMALLOC_CHAIN_SIZE`, 8 by default and on this kernel).
     pub const CHAIN: usize = 8;
     /// Number of class indices: 32, 48, ..., 4096.
     pub const CLASSES: usize = (PAGE_SIZE - Self::MIN_ALLOC) / Self::DELTA + 1;
@@ -55,20 +72,20 @@ impl Zsmalloc {
         }
     }
 
-    /// zsmalloc's get_pages_per_zspage: the zspage length (1..=8 pages)
-    /// that wastes the least, by integer percent used.
-    fn pages_per_zspage(size: usize) -> usize {
-        let mut best = 1;
-        let mut best_used = 0;
-        for i in 1..=Self::CHAIN {
-            let zspage = i * PAGE_SIZE;
-            let used = (zspage - zspage % size) * 100 / zspage;
-            if used > best_used {
-                best_used = used;
-                best = i;
-            }
+    /// zsmalloc's `calculate_zspage_chain_size` (Linux 6.3 and later;
+    /// 6.12.117 `mm/zsmalloc.c:2099-2119`): a power-of-two class gets one
+    /// page; any other the zspage length, 1..=[`Self::CHAIN`] pages, with
+    /// the fewest bytes left over at its end, the shortest on a tie. Before
+    /// 6.3, `get_pages_per_zspage` chose by integer percent used, up to 4
+    /// pages: class 144 then took 3 pages (85 objects, 48 bytes left over),
+    /// now 7 (199 objects, 16 bytes).
+    pub fn pages_per_zspage(size: usize) -> usize {
+        if size.is_power_of_two() {
+            return 1;
         }
-        best
+        (1..=Self::CHAIN)
+            .min_by_key(|&i| (i * PAGE_SIZE % size, i))
+            .expect("CHAIN ≥ 1")
     }
 
     /// Class index of an object of `len` bytes (a compressed page, or 4096 raw).
@@ -176,6 +193,42 @@ mod tests {
         // 4016 would waste 80 bytes per page in every zspage length, so it
         // holds one object per page like 4096, and is merged into it.
         assert_eq!(z.class_size(4000), 4096);
+    }
+
+    /// Zspage lengths worked out by hand from `calculate_zspage_chain_size`
+    /// (module doc): the bytes left at the end of i pages are i·4096 mod size.
+    #[test]
+    fn zspage_lengths_follow_calculate_zspage_chain_size() {
+        // Powers of two: one page, whatever a longer chain would waste.
+        for size in [32, 64, 128, 256, 512, 1024, 2048, 4096] {
+            assert_eq!(Zsmalloc::pages_per_zspage(size), 1, "{size}");
+        }
+        // 144: 1..=8 pages leave 64, 128, 48, 112, 32, 96, 16, 80 bytes.
+        // (Before 6.3, by percent used, 3 pages.)
+        assert_eq!(Zsmalloc::pages_per_zspage(144), 7);
+        // 208: 144, 80, 16, 160, 96, 32, 176, 112.
+        assert_eq!(Zsmalloc::pages_per_zspage(208), 3);
+        // 352: 224, 96, 320, 192, 64, 288, 160, 32 (by percent: 5 pages).
+        assert_eq!(Zsmalloc::pages_per_zspage(352), 8);
+        // 112: 7 pages hold 256 objects with nothing left.
+        assert_eq!(Zsmalloc::pages_per_zspage(112), 7);
+        // 3632: 464, 928, ..., 3248 (464 more per page), then 80 at 8
+        // pages, which hold 9 objects.
+        assert_eq!(Zsmalloc::pages_per_zspage(3632), 8);
+        let z = Zsmalloc::new();
+        assert_eq!(z.geometry(144 - 8), (7, 199));
+        assert_eq!(z.geometry(208 - 8), (3, 59));
+        assert_eq!(z.geometry(352 - 8), (8, 93));
+        // The largest class that is not huge (one object per one-page
+        // zspage) is 3632: zs_huge_class_size() = 3632 - 7 = 3625.
+        assert_eq!(z.class_size(3632 - 8), 3632);
+        assert_eq!(z.geometry(3632 - 8), (8, 9));
+        assert_eq!(z.class_size(3632 - 7), 4096);
+        // After merging, 119 distinct classes remain (123 with the old
+        // percent rule).
+        let mut distinct = z.class_size.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 119);
     }
 
     #[test]

@@ -54,8 +54,8 @@ pub(super) fn compare_under_target_all(
             let f = out.fleet.get_or_insert(TargetComparison {
                 target: c.target,
                 compressor: c.compressor,
-                cannery: Sizes { pages: 0, bytes: 0 },
-                library: Sizes { pages: 0, bytes: 0 },
+                cannery: Sizes::ZERO,
+                library: Sizes::ZERO,
             });
             f.cannery = f.cannery.plus(c.cannery);
             f.library = f.library.plus(c.library);
@@ -95,7 +95,7 @@ pub(super) fn target_matrix(
         tables.push(train_from_scan("fleet", &chain, &fleet_scan, &topts)?.0);
     }
     let rows: Vec<&Table> = tables.iter().collect();
-    let mut sizes = vec![vec![Sizes { pages: 0, bytes: 0 }; targets.len()]; targets.len()];
+    let mut sizes = vec![vec![Sizes::ZERO; targets.len()]; targets.len()];
     for (col, &model) in targets.iter().enumerate() {
         for (w, &split) in workloads.iter().zip(splits) {
             progress(Progress::Evaluating(&w.name));

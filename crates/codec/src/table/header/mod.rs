@@ -22,6 +22,7 @@ use crate::huffman::{canonical_codes, kraft_sum, limited_code_lengths, reverse_b
 use crate::table::KRAFT_COMPLETE;
 
 mod align;
+mod fewest;
 use align::aligned;
 
 /// A dynamic block header as bytes plus its exact length in bits; the last
@@ -69,6 +70,22 @@ pub enum HeaderForm {
     /// shorter (over thousands of random complete codes it was between 95
     /// bits shorter and 15 bits longer).
     Shortest,
+    /// The fewest bits this writer finds, aligned or not: for headers sent
+    /// with every stream by a consumer that carries the bit count (ISA-L).
+    /// Never longer than `Shortest` or a whole-byte `Aligned`; slower than
+    /// both (a few searches over run splits and code-length codes).
+    Fewest,
+}
+
+impl HeaderForm {
+    /// Its name in reports: `aligned`, `greedy` or `fewest`.
+    pub fn name(self) -> &'static str {
+        match self {
+            HeaderForm::Aligned => "aligned",
+            HeaderForm::Shortest => "greedy",
+            HeaderForm::Fewest => "fewest",
+        }
+    }
 }
 
 /// One run-length coded item: a code-length symbol 0..=18 and its extra bits.
@@ -285,6 +302,7 @@ fn plan(lengths: &CodeLengths, form: HeaderForm) -> (usize, usize, Encoding) {
         HeaderForm::Shortest => g,
         HeaderForm::Aligned if g.bits() % 8 == 0 => g,
         HeaderForm::Aligned => aligned(&seq, hlit, &g).unwrap_or(g),
+        HeaderForm::Fewest => fewest::fewest(&seq, hlit, &g),
     };
     (hlit, hdist, enc)
 }
@@ -304,6 +322,13 @@ pub fn write_header(lengths: &CodeLengths) -> BlockHeader {
 /// The greedy, exact-bit header ([`HeaderForm::Shortest`]).
 pub fn write_header_shortest(lengths: &CodeLengths) -> BlockHeader {
     write_header_as(lengths, HeaderForm::Shortest)
+}
+
+/// Bits of the greedy header ([`HeaderForm::Shortest`]) for `lengths`,
+/// without writing it: cheap enough for a search over code lengths to
+/// call for every candidate (the trainer's header-aware tables).
+pub fn greedy_header_bits(lengths: &CodeLengths) -> usize {
+    plan(lengths, HeaderForm::Shortest).2.bits()
 }
 
 #[cfg(test)]
@@ -405,6 +430,27 @@ mod tests {
             let q = crate::decode::read_block_header(&a.bytes).unwrap();
             assert_eq!((p.hlit, p.hdist), (q.hlit, q.hdist), "table {i}");
         }
+    }
+
+    #[test]
+    fn fewest_headers_are_never_longer_and_decode_to_the_same_lengths() {
+        let mut shorter = 0;
+        for (i, l) in sample_lengths().iter().enumerate() {
+            let f = write_header_as(l, HeaderForm::Fewest);
+            let s = write_header_shortest(l);
+            let a = write_header(l);
+            assert_eq!(greedy_header_bits(l), s.bits, "table {i}");
+            assert!(f.bits <= s.bits && f.bits <= a.bits, "table {i}");
+            shorter += usize::from(f.bits < s.bits.min(a.bits));
+            let p = crate::decode::read_block_header(&f.bytes).unwrap();
+            assert_eq!(
+                (p.bits, &p.litlen[..], &p.dist[..]),
+                (f.bits, &l.litlen[..], &l.dist[..])
+            );
+            assert!(!p.crosses_boundary, "table {i}");
+        }
+        // The alternation finds headers neither other form reaches.
+        assert!(shorter > 0);
     }
 
     #[test]
