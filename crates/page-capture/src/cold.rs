@@ -402,12 +402,17 @@ fn run_cycles(
             taken.len(),
             last.unwrap_or_default()
         ));
+        // Budget left unused by earlier cycles carries over, as in a plain
+        // capture.
+        let budget = |c: &Capturer| {
+            crate::session::budget_left(c.options().max_pages, i, sched.count, c.counts().stored)
+        };
         if let Some((hc, hw)) = hot {
-            hc.sample(target.pid(), None, hw)?;
+            hc.sample(target.pid(), budget(hc), hw)?;
             hw.flush()?;
         }
         capturer.set_only(Some(taken));
-        let r = capturer.sample(target.pid(), None, writer)?;
+        let r = capturer.sample(target.pid(), budget(capturer), writer)?;
         cold.captured_pages += r.counts.scanned;
         let interrupted = r.interrupted;
         samples.push(r);

@@ -215,6 +215,15 @@ pub fn sample_budget(max: Option<u64>, i: u32, count: u32) -> Option<u64> {
     Some(share(i as u128 + 1) - share(i as u128))
 }
 
+/// What sample `i` of `count` may still store of `max` pages, when
+/// `stored` are stored: its even share plus what earlier samples left.
+pub fn budget_left(max: Option<u64>, i: u32, count: u32, stored: u64) -> Option<u64> {
+    max.map(|max| {
+        let due = max as u128 * (i as u128 + 1) / count.max(1) as u128;
+        (due as u64).saturating_sub(stored)
+    })
+}
+
 struct Loop<'a> {
     capturer: Capturer,
     writer: SnapshotWriter,
@@ -251,10 +260,12 @@ impl Loop<'_> {
             }
             // Budget left unused by earlier samples (fewer candidates than
             // their share) carries over, so the file can still reach max_pages.
-            let budget = self.capturer.options().max_pages.map(|max| {
-                let due = max as u128 * (i as u128 + 1) / self.sched.count.max(1) as u128;
-                (due as u64).saturating_sub(self.capturer.counts().stored)
-            });
+            let budget = budget_left(
+                self.capturer.options().max_pages,
+                i,
+                self.sched.count,
+                self.capturer.counts().stored,
+            );
             match self.capturer.sample(target.pid(), budget, &mut self.writer) {
                 Ok(r) => {
                     let interrupted = r.interrupted;
