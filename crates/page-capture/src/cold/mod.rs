@@ -39,6 +39,9 @@ use crate::snapshot::ColdPages;
 use crate::target::{process_tree, Target};
 use crate::PAGE_SIZE;
 
+mod amount;
+pub use amount::Amount;
+
 /// The method name recorded in the snapshot.
 pub const METHOD: &str = "reclaim";
 /// Free swap a run needs without `--setup`.
@@ -46,67 +49,6 @@ pub const MIN_FREE_SWAP: u64 = 64 << 20;
 /// The swap file `--setup` makes when swap is short: 1 GiB, at most half
 /// the memory.
 pub const SETUP_SWAP: u64 = 1 << 30;
-
-/// How much of the workload's anonymous memory to reclaim.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Amount {
-    /// A share (0..=1).
-    Fraction(f64),
-    /// Bytes.
-    Bytes(u64),
-}
-
-impl Amount {
-    /// Parses `reclaim:50%` or `reclaim:256M` (K, M, G; a bare number is
-    /// bytes).
-    pub fn parse(s: &str) -> std::result::Result<Amount, String> {
-        let v = s.strip_prefix("reclaim:").ok_or_else(|| {
-            format!("expected reclaim:AMOUNT (e.g. reclaim:50% or reclaim:256M), got {s:?}")
-        })?;
-        if let Some(p) = v.strip_suffix('%') {
-            let f: f64 = p.parse().map_err(|_| format!("bad percentage {v:?}"))?;
-            if !(f > 0.0 && f <= 100.0) {
-                return Err(format!("the percentage must be in (0, 100], got {v:?}"));
-            }
-            return Ok(Amount::Fraction(f / 100.0));
-        }
-        let (num, mul) = match v.char_indices().last() {
-            Some((i, c)) if c.is_ascii_alphabetic() => {
-                let mul = match c.to_ascii_uppercase() {
-                    'K' => 1u64 << 10,
-                    'M' => 1 << 20,
-                    'G' => 1 << 30,
-                    _ => return Err(format!("bad size unit in {v:?} (K, M, G or %)")),
-                };
-                (&v[..i], mul)
-            }
-            _ => (v, 1),
-        };
-        let n: u64 = num.parse().map_err(|_| format!("bad amount {v:?}"))?;
-        match n.checked_mul(mul) {
-            Some(b) if b >= PAGE_SIZE as u64 => Ok(Amount::Bytes(b)),
-            Some(_) => Err(format!("the amount {v:?} is less than a page")),
-            None => Err(format!("the amount {v:?} is too large")),
-        }
-    }
-
-    /// The pages to reclaim of `anon` bytes of anonymous memory.
-    pub fn pages(&self, anon: u64) -> u64 {
-        let anon_pages = anon / PAGE_SIZE as u64;
-        match *self {
-            Amount::Fraction(f) => (anon_pages as f64 * f).round() as u64,
-            Amount::Bytes(b) => (b / PAGE_SIZE as u64).min(anon_pages),
-        }
-    }
-
-    /// As given (`50%`, `268435456`).
-    pub fn label(&self) -> String {
-        match *self {
-            Amount::Fraction(f) => format!("{}%", f * 100.0),
-            Amount::Bytes(b) => b.to_string(),
-        }
-    }
-}
 
 /// What a cold capture does beyond a plain one.
 #[derive(Clone, Debug)]
@@ -394,6 +336,9 @@ fn run_cycles(
                 format!("target exited after {i} cycles")
             });
         }
+        if !target.is_alive() {
+            return Ok(format!("target exited after {i} cycles"));
+        }
         let taken = cycle(c, guard, target.pid(), cold, report)?;
         let last = report.steps.last().map(|o| o.stopped.clone());
         progress(&format!(
@@ -407,12 +352,19 @@ fn run_cycles(
         let budget = |c: &Capturer| {
             crate::session::budget_left(c.options().max_pages, i, sched.count, c.counts().stored)
         };
+        let exited = || format!("target exited during cycle {}", i + 1);
         if let Some((hc, hw)) = hot {
-            hc.sample(target.pid(), budget(hc), hw)?;
+            match hc.sample(target.pid(), budget(hc), hw) {
+                Err(e) if e.kind() == ErrorKind::NoSuchProcess => return Ok(exited()),
+                r => r?,
+            };
             hw.flush()?;
         }
         capturer.set_only(Some(taken));
-        let r = capturer.sample(target.pid(), budget(capturer), writer)?;
+        let r = match capturer.sample(target.pid(), budget(capturer), writer) {
+            Err(e) if e.kind() == ErrorKind::NoSuchProcess => return Ok(exited()),
+            r => r?,
+        };
         cold.captured_pages += r.counts.scanned;
         let interrupted = r.interrupted;
         samples.push(r);
@@ -589,12 +541,22 @@ pub fn capture_cold(
     }
     if let Some((hc, mut hw)) = hot {
         hw.set_counts(hc.counts());
-        hw.set_samples(hc.samples() as u64, 0, 0);
+        let (pmax, ptotal) = hc.pauses();
+        hw.set_samples(
+            hc.samples() as u64,
+            pmax.as_nanos() as u64,
+            ptotal.as_nanos() as u64,
+        );
         hw.set_end_reason(&reason);
         report.hot = Some(hw.finish()?);
     }
     writer.set_counts(capturer.counts());
-    writer.set_samples(capturer.samples() as u64, 0, 0);
+    let (pmax, ptotal) = capturer.pauses();
+    writer.set_samples(
+        capturer.samples() as u64,
+        pmax.as_nanos() as u64,
+        ptotal.as_nanos() as u64,
+    );
     writer.set_end_reason(&reason);
     writer.set_cold(cold.clone());
     let header = writer.finish()?;
@@ -614,29 +576,6 @@ pub fn capture_cold(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn amounts_parse_as_shares_or_sizes() {
-        assert_eq!(Amount::parse("reclaim:50%"), Ok(Amount::Fraction(0.5)));
-        assert_eq!(Amount::parse("reclaim:256M"), Ok(Amount::Bytes(256 << 20)));
-        assert_eq!(Amount::parse("reclaim:8k"), Ok(Amount::Bytes(8192)));
-        assert_eq!(Amount::parse("reclaim:4096"), Ok(Amount::Bytes(4096)));
-        for bad in [
-            "50%",
-            "reclaim:",
-            "reclaim:0%",
-            "reclaim:101%",
-            "reclaim:12X",
-            "reclaim:100",
-            "reclaim:99999999999999999G",
-        ] {
-            assert!(Amount::parse(bad).is_err(), "{bad}");
-        }
-        // A share of the anonymous pages; a size is capped at them.
-        assert_eq!(Amount::Fraction(0.5).pages(83 << 20), 10624);
-        assert_eq!(Amount::Bytes(1 << 30).pages(40960), 10);
-        assert_eq!(Amount::Fraction(0.5).label(), "50%");
-    }
 
     #[test]
     fn proc_values_and_lru_are_read() {
