@@ -15,27 +15,8 @@ use std::process::{Command, Stdio};
 
 const PAGE: usize = 4096;
 
-/// The settings a session may change, the active swap areas and whether
-/// debugfs is mounted.
-fn machine_state() -> Vec<String> {
-    let mut v: Vec<String> = [
-        "/sys/module/zswap/parameters/enabled",
-        "/sys/module/zswap/parameters/compressor",
-        "/proc/sys/vm/page-cluster",
-    ]
-    .iter()
-    .map(|p| format!("{p}={}", fs::read_to_string(p).unwrap_or_default().trim()))
-    .collect();
-    v.push(fs::read_to_string("/proc/swaps").unwrap_or_default());
-    let mounts = fs::read_to_string("/proc/mounts").unwrap_or_default();
-    v.push(format!(
-        "debugfs mounted: {}",
-        mounts
-            .lines()
-            .any(|l| l.split(' ').nth(1) == Some("/sys/kernel/debug"))
-    ));
-    v
-}
+mod common;
+use common::machine_state;
 
 fn cannery(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_cannery"))

@@ -177,14 +177,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
             &mut progress,
         )?,
         (None, false) => {
-            let spec = WorkloadSpec {
-                program: args.command[0].clone(),
-                args: args.command[1..].to_vec(),
-                env: args.env.clone(),
-                cwd: args.cwd.clone(),
-                log: args.log.clone(),
-                wait_exit: args.wait_exit,
-            };
+            let spec = workload_spec(&args).expect("a command was given");
             session::run_workload(
                 &spec,
                 args.label.as_deref(),
@@ -211,16 +204,21 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `--cold reclaim:AMOUNT`: the work is `cannery_capture::cold`.
-fn run_cold(args: &CaptureArgs, opts: CaptureOptions, amount: cold::Amount) -> anyhow::Result<()> {
-    let spec = (!args.command.is_empty()).then(|| WorkloadSpec {
+/// The workload of spawn mode (none without a command).
+fn workload_spec(args: &CaptureArgs) -> Option<WorkloadSpec> {
+    (!args.command.is_empty()).then(|| WorkloadSpec {
         program: args.command[0].clone(),
         args: args.command[1..].to_vec(),
         env: args.env.clone(),
         cwd: args.cwd.clone(),
         log: args.log.clone(),
         wait_exit: args.wait_exit,
-    });
+    })
+}
+
+/// `--cold reclaim:AMOUNT`: the work is `cannery_capture::cold`.
+fn run_cold(args: &CaptureArgs, opts: CaptureOptions, amount: cold::Amount) -> anyhow::Result<()> {
+    let spec = workload_spec(args);
     if spec.is_some() == args.pid.is_some() {
         bail!("give either --pid or a command after --");
     }
@@ -250,21 +248,10 @@ fn run_cold(args: &CaptureArgs, opts: CaptureOptions, amount: cold::Amount) -> a
         &mut |l| crate::cli::out::status(l),
     )?;
     print_report(args, &report)?;
-    let c = &cold.cold;
     crate::cli::out::status(format!(
-        "cold (cgroup {}, {} LRU, zswap {}): {} pages reclaimed, {} captured and read back in, \
-         {} swapped before the step, {} resident after; {} stored by zswap, {} written to swap \
-         (machine-wide); last step: {}",
-        c.cgroup,
-        c.lru,
+        "cold (zswap {}): {}",
         if cold.zswap_enabled { "on" } else { "off" },
-        c.reclaimed_pages,
-        c.captured_pages,
-        c.swapped_before,
-        c.resident_after,
-        c.zswap_stored,
-        c.swap_written,
-        c.stopped
+        cold.cold.describe_reclaim()
     ));
     if let (Some(h), Some(path)) = (&cold.hot, &args.keep_hot) {
         crate::cli::out::status(format!(

@@ -71,6 +71,23 @@ fn is(e: &io::Error, errno: i32, kind: io::ErrorKind) -> bool {
     e.raw_os_error() == Some(errno) || (e.raw_os_error().is_none() && e.kind() == kind)
 }
 
+/// The checks before each step: the target reached, an interruption or
+/// [`MAX_STEPS`] `steps` end the step, with `out` saying why.
+fn finished(k: &mut dyn Knobs, out: &mut Outcome, last: u64, target: u64, steps: &str) -> bool {
+    out.swapped = last;
+    out.stopped = if last >= target {
+        out.reached = true;
+        "reached".into()
+    } else if k.interrupted() {
+        "interrupted".into()
+    } else if out.steps >= MAX_STEPS {
+        format!("stopped after {MAX_STEPS} {steps}")
+    } else {
+        return false;
+    };
+    true
+}
+
 fn page_bytes(pages: u64) -> u64 {
     pages.saturating_mul(4096)
 }
@@ -85,18 +102,7 @@ pub fn squeeze_v1(k: &mut dyn Knobs, target: u64) -> io::Result<Outcome> {
     // Halved at each EBUSY, so the kernel gets smaller steps to make.
     let mut cap = u64::MAX;
     loop {
-        out.swapped = last;
-        if last >= target {
-            out.reached = true;
-            out.stopped = "reached".into();
-            return Ok(out);
-        }
-        if k.interrupted() {
-            out.stopped = "interrupted".into();
-            return Ok(out);
-        }
-        if out.steps >= MAX_STEPS {
-            out.stopped = format!("stopped after {MAX_STEPS} limit steps");
+        if finished(k, &mut out, last, target, "limit steps") {
             return Ok(out);
         }
         let usage = k.usage()?;
@@ -180,18 +186,7 @@ pub fn reclaim_v2(k: &mut dyn Knobs, target: u64) -> io::Result<Outcome> {
     let mut last = k.swapped()?;
     let mut stalls = 0;
     loop {
-        out.swapped = last;
-        if last >= target {
-            out.reached = true;
-            out.stopped = "reached".into();
-            return Ok(out);
-        }
-        if k.interrupted() {
-            out.stopped = "interrupted".into();
-            return Ok(out);
-        }
-        if out.steps >= MAX_STEPS {
-            out.stopped = format!("stopped after {MAX_STEPS} reclaim requests");
+        if finished(k, &mut out, last, target, "reclaim requests") {
             return Ok(out);
         }
         out.steps += 1;

@@ -124,21 +124,9 @@ impl CorpusSummary {
             for f in &w.files {
                 if let Some(c) = f.cold.as_ref().filter(|c| c.method == crate::cold::METHOD) {
                     cold_lines += &format!(
-                        "{}: cold pages only (the kernel's reclaim, cgroup {}, {} of the \
-                         anonymous memory, {} LRU): {} reclaimed, {} captured (read back in), \
-                         {} swapped before the step, {} resident after, {} stored by zswap, {} \
-                         written to swap; {}\n",
+                        "{}: cold pages only (the kernel's reclaim, {})\n",
                         f.path.display(),
-                        c.cgroup,
-                        c.amount,
-                        c.lru,
-                        c.reclaimed_pages,
-                        c.captured_pages,
-                        c.swapped_before,
-                        c.resident_after,
-                        c.zswap_stored,
-                        c.swap_written,
-                        c.stopped
+                        c.describe_reclaim()
                     );
                 } else if let Some(c) = &f.cold {
                     cold_lines += &format!(

@@ -183,6 +183,27 @@ pub struct ColdPages {
     pub stopped: String,
 }
 
+impl ColdPages {
+    /// A reclaim capture's counts as one line (`corpus info`, `capture`).
+    pub fn describe_reclaim(&self) -> String {
+        format!(
+            "cgroup {}, {} of the anonymous memory, {} LRU: {} pages reclaimed, {} captured \
+             (read back in), {} swapped before the step, {} resident after; {} stored by zswap, \
+             {} written to swap (machine-wide); {}",
+            self.cgroup,
+            self.amount,
+            self.lru,
+            self.reclaimed_pages,
+            self.captured_pages,
+            self.swapped_before,
+            self.resident_after,
+            self.zswap_stored,
+            self.swap_written,
+            self.stopped
+        )
+    }
+}
+
 /// Everything before the records: fixed fields plus metadata.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SnapshotHeader {
