@@ -15,7 +15,8 @@ echo 'fn main() {}' > src/main.rs
 cargo fetch -q
 SRC="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/libsqlite3-sys-0.30.1/sqlite3 | head -1)"
 GCC="$(command -v gcc)"
-"$CANNERY" capture --label gcc-build --out "$(out_file gcc-build)" "${CAPTURE_FLAGS[@]}" \
+cold_args gcc-build
+"$CANNERY" capture --label gcc-build --out "$(out_file gcc-build)" "${CAPTURE_FLAGS[@]}" "${COLD_ARGS[@]}" \
   --children --count 10 --interval 5s --wait-exit --cwd "$WORK" --log "$WORK/log" \
   -- "$GCC" -O2 -g -DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE \
      -c "$SRC/sqlite3.c" -o "$WORK/sqlite3.o"

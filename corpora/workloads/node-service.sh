@@ -4,7 +4,8 @@
 source "$(dirname "$0")/common.sh"
 PORT=8391
 NODE="$(command -v node)"
-"$CANNERY" capture --label node-service --out "$(out_file node-service)" "${CAPTURE_FLAGS[@]}" \
+cold_args node-service
+"$CANNERY" capture --label node-service --out "$(out_file node-service)" "${CAPTURE_FLAGS[@]}" "${COLD_ARGS[@]}" \
   --count 6 --interval 5s --log "$WORK/log" \
   -- "$NODE" "$REPO/corpora/workloads/node-service.js" "$PORT" &
 CAP=$!

@@ -5,7 +5,8 @@
 source "$(dirname "$0")/common.sh"
 command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; }
 PORT=6390
-"$CANNERY" capture --label redis --out "$(out_file redis)" "${CAPTURE_FLAGS[@]}" \
+cold_args redis
+"$CANNERY" capture --label redis --out "$(out_file redis)" "${CAPTURE_FLAGS[@]}" "${COLD_ARGS[@]}" \
   --count 8 --interval 5s --log "$WORK/log" \
   -- "$(command -v redis-server)" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no &
 CAP=$!

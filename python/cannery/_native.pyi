@@ -300,6 +300,10 @@ def capture(
     level: int = 9,
     force: bool = False,
     progress: _Progress | None = None,
+    cold: str | None = None,
+    reclaim_own_cgroup: bool = False,
+    setup: bool = False,
+    keep_hot: _Path | None = None,
 ) -> dict[str, Any]:
     """Captures the resident anonymous pages of process `pid` into the
     snapshot file `out` and returns its report (path, end reason, the final
@@ -318,6 +322,15 @@ def capture(
     process held. Needs ptrace access to `pid` (same user and a permissive
     `kernel.yama.ptrace_scope`, or CAP_SYS_PTRACE); raises CaptureError
     otherwise, or if the process is gone.
+
+    `cold="reclaim:50%"` (or `"reclaim:256M"`) captures instead the pages
+    the kernel's own reclaim swaps out of the process's memory cgroup, as
+    `cannery capture --cold … --pid` does: cgroup v2 only, and only with
+    `reclaim_own_cgroup=True` (it reclaims from every process in that
+    cgroup); on cgroup v1 it is refused (charges stay where they were
+    made). `setup` adds a temporary swap file and enables zswap, undone
+    afterwards; `keep_hot` names a second snapshot for the pages still
+    resident. Missing prerequisites raise CaptureError naming each fix.
     """
 
 @final

@@ -53,11 +53,20 @@ fn capture_error(e: cannery_capture::Error) -> PyErr {
 /// process held. Needs ptrace access to `pid` (same user and a permissive
 /// `kernel.yama.ptrace_scope`, or CAP_SYS_PTRACE); raises CaptureError
 /// otherwise, or if the process is gone.
+///
+/// `cold="reclaim:50%"` (or `"reclaim:256M"`) captures instead the pages
+/// the kernel's own reclaim swaps out of the process's memory cgroup, as
+/// `cannery capture --cold … --pid` does: cgroup v2 only, and only with
+/// `reclaim_own_cgroup=True` (it reclaims from every process in that
+/// cgroup); on cgroup v1 it is refused (charges stay where they were
+/// made). `setup` adds a temporary swap file and enables zswap, undone
+/// afterwards; `keep_hot` names a second snapshot for the pages still
+/// resident. Missing prerequisites raise CaptureError naming each fix.
 #[pyfunction]
 #[pyo3(signature = (pid, out, *, samples=1, interval=1.0, label=None, children=false,
     freeze=false, max_pause=0.5, dedup=false, max_pages=None, sample_rate=1.0,
     seed=828927532781, redact_secrets=false, file_private=false, level=9, force=false,
-    progress=None))]
+    progress=None, cold=None, reclaim_own_cgroup=false, setup=false, keep_hot=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn capture<'py>(
     py: Python<'py>,
@@ -78,7 +87,15 @@ pub fn capture<'py>(
     level: i32,
     force: bool,
     progress: Option<PyObject>,
+    cold: Option<String>,
+    reclaim_own_cgroup: bool,
+    setup: bool,
+    keep_hot: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let cold = cold
+        .map(|c| cannery_capture::cold::Amount::parse(&c))
+        .transpose()
+        .map_err(invalid)?;
     let seconds = |what: &str, v: f64| {
         if v.is_finite() && v >= 0.0 {
             Ok(Duration::from_secs_f64(v))
@@ -117,16 +134,49 @@ pub fn capture<'py>(
     let (result, interrupted) = py.allow_threads(|| {
         cannery_capture::interrupt::reset();
         // Restores the interpreter's handlers before returning.
-        let r = capture_pid(
-            pid,
-            label.as_deref(),
-            &opts,
-            &sched,
-            &out,
-            Existing::replace_if(force),
-            level,
-            &mut |done, of| bar.step(&format!("sample {done} of {of}")),
-        );
+        let r = match cold {
+            Some(amount) => {
+                let cold_opts = cannery_capture::cold::ColdOptions {
+                    amount,
+                    setup,
+                    swap_file: PathBuf::from(format!(
+                        "/var/tmp/cannery-cold-{}.swap",
+                        std::process::id()
+                    )),
+                    keep_hot,
+                    reclaim_own_cgroup,
+                };
+                let mut cycles = 0u32;
+                cannery_capture::cold::capture_cold(
+                    None,
+                    Some(pid),
+                    label.as_deref(),
+                    &opts,
+                    &cold_opts,
+                    &sched,
+                    &out,
+                    Existing::replace_if(force),
+                    level,
+                    &mut |line| {
+                        if line.starts_with("cycle ") {
+                            cycles += 1;
+                            bar.step(&format!("sample {cycles} of {samples}"));
+                        }
+                    },
+                )
+                .map(|(report, _)| report)
+            }
+            None => capture_pid(
+                pid,
+                label.as_deref(),
+                &opts,
+                &sched,
+                &out,
+                Existing::replace_if(force),
+                level,
+                &mut |done, of| bar.step(&format!("sample {done} of {of}")),
+            ),
+        };
         let interrupted = cannery_capture::interrupt::interrupted();
         cannery_capture::interrupt::reset();
         (r, interrupted)

@@ -84,3 +84,17 @@ def test_capture_argument_checks(tmp_path):
         cannery.capture(os.getpid(), tmp_path / "x.cansnap", interval=-1.0)
     with pytest.raises(cannery.InvalidInputError):
         cannery.capture(os.getpid(), tmp_path / "x.cansnap", sample_rate=2.0)
+
+
+def test_cold_capture_checks_its_amount_and_prerequisites(tmp_path, child):
+    out = tmp_path / "cold.cansnap"
+    with pytest.raises(cannery.InvalidInputError, match="reclaim:AMOUNT"):
+        cannery.capture(child.pid, out, cold="50%")
+    with pytest.raises(cannery.InvalidInputError, match="percentage"):
+        cannery.capture(child.pid, out, cold="reclaim:150%")
+    # Attach mode without reclaim_own_cgroup is refused everywhere (and on
+    # cgroup v1, or without root, for those reasons too), before anything
+    # is changed or written.
+    with pytest.raises(cannery.CaptureError, match="cannot capture cold pages here"):
+        cannery.capture(child.pid, out, cold="reclaim:50%", interval=0.0)
+    assert not out.exists()

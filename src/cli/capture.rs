@@ -4,6 +4,7 @@
 //! `cannery_capture::session`.
 
 use anyhow::{bail, Context};
+use cannery_capture::cold;
 use cannery_capture::output::Existing;
 use cannery_capture::session::{self, Schedule, SessionReport, WorkloadSpec};
 use cannery_capture::CaptureOptions;
@@ -74,8 +75,31 @@ pub struct CaptureArgs {
     /// touched meanwhile (the kernel's idle page tracking,
     /// /sys/kernel/mm/page_idle; needs root). The snapshot records the hot
     /// and cold counts (`cannery corpus info`).
-    #[arg(long, value_parser = session::parse_duration)]
+    #[arg(long, value_parser = session::parse_duration, conflicts_with = "cold")]
     pub cold_after: Option<Duration>,
+    /// Cold pages as the kernel's own reclaim picks them: reclaim:50% or
+    /// reclaim:256M of the workload's anonymous memory per cycle (--count),
+    /// one --interval after it starts, in a temporary memory cgroup of its
+    /// own, and capture exactly the pages swapped out (needs root, swap and
+    /// a memory cgroup; zswap recommended). With --pid: cgroup v2 only, see
+    /// --reclaim-own-cgroup.
+    #[arg(long, value_name = "reclaim:AMOUNT", value_parser = cold::Amount::parse)]
+    pub cold: Option<cold::Amount>,
+    /// With --cold: make a temporary swap file when swap is short and
+    /// enable zswap; all undone afterwards.
+    #[arg(long, requires = "cold")]
+    pub setup: bool,
+    /// Where --setup makes its swap file (must not exist).
+    #[arg(long, requires = "setup")]
+    pub swap_file: Option<PathBuf>,
+    /// With --cold: also write the pages still resident after each step to
+    /// this snapshot (label NAME.hot), from the same moment as the cold ones.
+    #[arg(long, value_name = "HOT", requires = "cold")]
+    pub keep_hot: Option<PathBuf>,
+    /// With --cold --pid on cgroup v2: reclaim in the cgroup the process
+    /// lives in. This reclaims from EVERY process in that cgroup.
+    #[arg(long, requires = "pid")]
+    pub reclaim_own_cgroup: bool,
     /// Store identical pages once (duplicates are counted).
     #[arg(long)]
     pub dedup: bool,
@@ -126,6 +150,9 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
         address_range: None,
         cold_after: args.cold_after,
     };
+    if let Some(amount) = args.cold {
+        return run_cold(&args, opts, amount);
+    }
     if args.cold_after.is_some() {
         // Say so before starting a workload, not after its first wait.
         cannery_capture::idle::IdleBitmap::open(std::path::Path::new(
@@ -150,14 +177,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
             &mut progress,
         )?,
         (None, false) => {
-            let spec = WorkloadSpec {
-                program: args.command[0].clone(),
-                args: args.command[1..].to_vec(),
-                env: args.env.clone(),
-                cwd: args.cwd.clone(),
-                log: args.log.clone(),
-                wait_exit: args.wait_exit,
-            };
+            let spec = workload_spec(&args).expect("a command was given");
             session::run_workload(
                 &spec,
                 args.label.as_deref(),
@@ -179,6 +199,74 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<()> {
     print_report(&args, &report)?;
     if report.end_reason == "interrupted" {
         // The snapshot is finalized; exit like an interrupted command.
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
+/// The workload of spawn mode (none without a command).
+fn workload_spec(args: &CaptureArgs) -> Option<WorkloadSpec> {
+    (!args.command.is_empty()).then(|| WorkloadSpec {
+        program: args.command[0].clone(),
+        args: args.command[1..].to_vec(),
+        env: args.env.clone(),
+        cwd: args.cwd.clone(),
+        log: args.log.clone(),
+        wait_exit: args.wait_exit,
+    })
+}
+
+/// `--cold reclaim:AMOUNT`: the work is `cannery_capture::cold`.
+fn run_cold(args: &CaptureArgs, opts: CaptureOptions, amount: cold::Amount) -> anyhow::Result<()> {
+    let spec = workload_spec(args);
+    if spec.is_some() == args.pid.is_some() {
+        bail!("give either --pid or a command after --");
+    }
+    let cold_opts = cold::ColdOptions {
+        amount,
+        setup: args.setup,
+        swap_file: args.swap_file.clone().unwrap_or_else(|| {
+            PathBuf::from(format!("/var/tmp/cannery-cold-{}.swap", std::process::id()))
+        }),
+        keep_hot: args.keep_hot.clone(),
+        reclaim_own_cgroup: args.reclaim_own_cgroup,
+    };
+    let sched = Schedule {
+        count: args.count,
+        interval: args.interval,
+    };
+    let (report, cold) = cold::capture_cold(
+        spec.as_ref(),
+        args.pid,
+        args.label.as_deref(),
+        &opts,
+        &cold_opts,
+        &sched,
+        &args.out,
+        Existing::replace_if(args.force),
+        args.level,
+        &mut |l| crate::cli::out::status(l),
+    )?;
+    print_report(args, &report)?;
+    crate::cli::out::status(format!(
+        "cold (zswap {}): {}",
+        if cold.zswap_enabled { "on" } else { "off" },
+        cold.cold.describe_reclaim()
+    ));
+    if let (Some(h), Some(path)) = (&cold.hot, &args.keep_hot) {
+        crate::cli::out::status(format!(
+            "hot: {} resident pages -> {}",
+            h.counts.stored,
+            path.display()
+        ));
+    }
+    for f in &cold.restore_failures {
+        crate::cli::out::status(format!("not restored: {f}"));
+    }
+    if !cold.restore_failures.is_empty() {
+        bail!("the machine was not fully restored: run `cannery restore`");
+    }
+    if report.end_reason == "interrupted" {
         std::process::exit(130);
     }
     Ok(())

@@ -83,6 +83,25 @@ impl Restore {
         Ok(true)
     }
 
+    /// Writes `value` to `rel`, a file inside a cgroup this guard created,
+    /// without remembering it: the file goes with the cgroup on restore
+    /// (for files whose read form cannot be written back, such as v1's
+    /// `memory.oom_control`). Anything else is refused.
+    pub fn write_in_own_cgroup(&mut self, rel: &str, value: &str) -> io::Result<()> {
+        let ours = self.journal.record().changes.iter().any(|c| {
+            matches!(c, Change::Cgroup { rel: cg } if rel.strip_prefix(cg.as_str())
+                .is_some_and(|f| f.starts_with('/') && !f.contains("..")))
+        });
+        if !ours {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("/{rel} is not in a cgroup this run created"),
+            ));
+        }
+        fs::write(self.system.path(rel), value)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot write {value:?} to /{rel}: {e}")))
+    }
+
     /// Creates a swap file of `bytes` at `path` (which must not exist),
     /// formats it (`mkswap`) and enables it (`swapon`); undone by `swapoff`
     /// and deleting the file.

@@ -5,6 +5,9 @@
 //! below a [`System`] root so the parsing is tested on fake trees.
 //!
 //! - [`system`]: the root, swap areas, mounts, bounded reads.
+//! - [`cgroup`]: memory cgroups v1 and v2 (find, create, read, reclaim).
+//! - [`reclaim`]: the reclaim step (v1 limit stepping, v2 `memory.reclaim`).
+//! - [`setup`]: shared preflight needs and `--setup` (swap file, zswap).
 //! - [`zswap`]: zswap's parameters and debugfs counters, `/proc/crypto`.
 //! - [`guard`]: [`Restore`] and [`restore_stale`].
 //! - [`journal`]: the record under `/run/cannery` (and its copy under
@@ -13,12 +16,16 @@
 //! Users: `cannery zswap-kernel --setup` (cannery-zswap), the cold-page
 //! capture (`capture --cold reclaim:…`) and `cannery zram-kernel`.
 
+pub mod cgroup;
 pub mod guard;
 pub mod journal;
+pub mod reclaim;
+pub mod setup;
 pub mod system;
 pub mod zswap;
 
 pub use guard::{restore_stale, Restore, Restored};
 pub use journal::{Change, JournalError, Record};
+pub use setup::{render_needs, Need};
 pub use system::{parse_swaps, SwapArea, System};
 pub use zswap::{Counters, PAGE_CLUSTER, PARAMETERS};

@@ -17,7 +17,7 @@ use crate::error::{ErrorKind, Result};
 use crate::filter::{Filter, Verdict};
 use crate::idle::{IdleBitmap, PAGE_IDLE_BITMAP};
 use crate::maps::{apply_smaps_flags, parse_maps, Mapping, RegionKind, Selection};
-use crate::pagemap::{resident_runs, PageMap};
+use crate::pagemap::{listed_runs, resident_runs, PageMap, PageSet};
 use crate::read::{MemReader, PageRead};
 use crate::sample::{Offer, Sampler, SplitMix64};
 use crate::snapshot::writer::SnapshotWriter;
@@ -160,6 +160,7 @@ pub struct Capturer {
     progress: Option<ProgressFn>,
     hot: u64,
     cold: u64,
+    only: Option<PageSet>,
 }
 
 impl std::fmt::Debug for Capturer {
@@ -257,7 +258,17 @@ impl Capturer {
             progress: None,
             hot: 0,
             cold: 0,
+            only: None,
         }
+    }
+
+    /// From the next sample on, take exactly the pages of `pages` (process,
+    /// address) that the page map still names, resident or swapped out,
+    /// instead of the resident pages; `None` goes back to resident pages.
+    /// Reading a swapped-out page brings it back in (the cold capture of
+    /// [`crate::cold`] counts that).
+    pub fn set_only(&mut self, pages: Option<PageSet>) {
+        self.only = pages;
     }
 
     /// Pages found hot and cold over all samples (with `cold_after`).
@@ -488,7 +499,10 @@ impl Capturer {
                     // Mapping vanished or unreadable page map: skip the rest of it.
                     Err(_) => break,
                 };
-                let mut runs = resident_runs(&entries[..got], zero_pfn);
+                let mut runs = match &self.only {
+                    Some(only) => listed_runs(pid, addr, &entries[..got], only),
+                    None => resident_runs(&entries[..got], zero_pfn),
+                };
                 if let Some(bitmap) = idle {
                     runs = cold_runs(&entries[..got], &runs, bitmap, report)?;
                 }

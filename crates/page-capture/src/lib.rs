@@ -102,6 +102,7 @@
 #![deny(unsafe_code)]
 
 pub mod capture;
+pub mod cold;
 pub mod corpus;
 pub mod error;
 pub mod filter;

@@ -168,6 +168,7 @@ pub fn base_metadata(
             after_ms: d.as_millis() as u64,
             hot: 0,
             cold: 0,
+            ..Default::default()
         }),
         end_reason: String::new(),
     }
@@ -214,6 +215,15 @@ pub fn sample_budget(max: Option<u64>, i: u32, count: u32) -> Option<u64> {
     Some(share(i as u128 + 1) - share(i as u128))
 }
 
+/// What sample `i` of `count` may still store of `max` pages, when
+/// `stored` are stored: its even share plus what earlier samples left.
+pub fn budget_left(max: Option<u64>, i: u32, count: u32, stored: u64) -> Option<u64> {
+    max.map(|max| {
+        let due = max as u128 * (i as u128 + 1) / count.max(1) as u128;
+        (due as u64).saturating_sub(stored)
+    })
+}
+
 struct Loop<'a> {
     capturer: Capturer,
     writer: SnapshotWriter,
@@ -250,10 +260,12 @@ impl Loop<'_> {
             }
             // Budget left unused by earlier samples (fewer candidates than
             // their share) carries over, so the file can still reach max_pages.
-            let budget = self.capturer.options().max_pages.map(|max| {
-                let due = max as u128 * (i as u128 + 1) / self.sched.count.max(1) as u128;
-                (due as u64).saturating_sub(self.capturer.counts().stored)
-            });
+            let budget = budget_left(
+                self.capturer.options().max_pages,
+                i,
+                self.sched.count,
+                self.capturer.counts().stored,
+            );
             match self.capturer.sample(target.pid(), budget, &mut self.writer) {
                 Ok(r) => {
                     let interrupted = r.interrupted;
@@ -399,22 +411,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Start `spec` with a clean environment, sample it into `out`, and stop it.
-/// `label` defaults to the program's file name. `progress` hears (samples
-/// taken, of how many) after each sample.
-#[allow(clippy::too_many_arguments)]
-pub fn run_workload(
-    spec: &WorkloadSpec,
-    label: Option<&str>,
-    opts: &CaptureOptions,
-    sched: &Schedule,
-    out: &Path,
-    existing: Existing,
-    level: i32,
-    progress: &mut dyn FnMut(u32, u32),
-) -> Result<SessionReport> {
-    // Restores the previous SIGINT/SIGTERM handlers when the session ends.
-    let _handlers = crate::interrupt::install();
+/// The command that starts `spec` (clean environment, stdin from
+/// /dev/null, its own process group, output to its log or our stderr),
+/// the program's path and its name.
+pub(crate) fn workload_command(spec: &WorkloadSpec) -> Result<(Command, PathBuf, String)> {
     let program = find_program(&spec.program, &spec.env)?;
     let command_name = program
         .file_name()
@@ -446,6 +446,26 @@ pub fn run_workload(
             }
         }
     }
+    Ok((cmd, program, command_name))
+}
+
+/// Start `spec` with a clean environment, sample it into `out`, and stop it.
+/// `label` defaults to the program's file name. `progress` hears (samples
+/// taken, of how many) after each sample.
+#[allow(clippy::too_many_arguments)]
+pub fn run_workload(
+    spec: &WorkloadSpec,
+    label: Option<&str>,
+    opts: &CaptureOptions,
+    sched: &Schedule,
+    out: &Path,
+    existing: Existing,
+    level: i32,
+    progress: &mut dyn FnMut(u32, u32),
+) -> Result<SessionReport> {
+    // Restores the previous SIGINT/SIGTERM handlers when the session ends.
+    let _handlers = crate::interrupt::install();
+    let (mut cmd, program, command_name) = workload_command(spec)?;
     let meta = base_metadata(label.unwrap_or(&command_name), &command_name, opts, sched);
     let writer = SnapshotWriter::create(out, meta, level, existing)?;
     let mut child = cmd.spawn().map_err(|e| {
@@ -491,7 +511,7 @@ fn signal_group(pgid: u32, sig: libc::c_int) {
 }
 
 /// Wait for or stop the workload; returns its status and whether we stopped it.
-fn stop_workload(child: &mut Child, wait: bool) -> (Option<ExitStatus>, bool) {
+pub(crate) fn stop_workload(child: &mut Child, wait: bool) -> (Option<ExitStatus>, bool) {
     let pgid = child.id();
     if wait {
         let st = child.wait().ok();

@@ -351,3 +351,39 @@ impl Drop for RwMapping {
         unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
     }
 }
+
+/// Makes `cmd`'s child write `0` (itself) to the cgroup file `procs`
+/// between fork and exec, so everything it allocates is charged to that
+/// cgroup from the start (charges never move with a process later). The
+/// spawn fails with the write's error when the child cannot join.
+pub(crate) fn join_cgroup_before_exec(
+    cmd: &mut std::process::Command,
+    procs: &std::path::Path,
+) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::process::CommandExt;
+    let path = std::ffi::CString::new(procs.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in a cgroup path"))?;
+    let hook = move || {
+        // Only async-signal-safe calls here (open, write, close): the
+        // child of a fork must not allocate or take locks.
+        // SAFETY: `path` is a NUL-terminated string owned by the closure.
+        let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is open; the buffer is a static one-byte string.
+        let n = unsafe { libc::write(fd, b"0".as_ptr().cast(), 1) };
+        let err = io::Error::last_os_error();
+        // SAFETY: `fd` is ours and closed once.
+        unsafe { libc::close(fd) };
+        if n != 1 {
+            return Err(err);
+        }
+        Ok(())
+    };
+    // SAFETY: the hook only makes async-signal-safe system calls on memory
+    // it owns (see above), as pre_exec requires.
+    unsafe { cmd.pre_exec(hook) };
+    Ok(())
+}

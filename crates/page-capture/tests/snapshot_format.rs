@@ -318,3 +318,48 @@ fn scan_secrets_finds_planted_secrets_and_passes_clean_data() {
         ]
     );
 }
+
+#[test]
+fn a_reclaim_captures_counts_survive_the_file_and_corpus_info_shows_them() {
+    use cannery_capture::snapshot::ColdPages;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cold.cansnap");
+    let mut m = meta("cold");
+    // As the cold capture starts it: the counts filled in at the end must
+    // fit the metadata's reserved room.
+    m.cold = Some(ColdPages {
+        method: "reclaim".into(),
+        cgroup: "v1".into(),
+        amount: "50%".into(),
+        lru: "classic".into(),
+        ..ColdPages::default()
+    });
+    let mut w = SnapshotWriter::create(&p, m, 3, Existing::Keep).unwrap();
+    w.begin_process(0, 42, "proc").unwrap();
+    w.write_page(RegionKind::Anon, &page(1)).unwrap();
+    let cold = ColdPages {
+        method: "reclaim".into(),
+        cgroup: "v1".into(),
+        amount: "50%".into(),
+        lru: "classic".into(),
+        reclaimed_pages: 12_846_123,
+        captured_pages: 12_846_120,
+        swapped_before: 105,
+        resident_after: 37_232_000,
+        zswap_stored: 13_122_000,
+        swap_written: 7,
+        stopped: "x".repeat(120),
+        ..ColdPages::default()
+    };
+    w.set_cold(cold.clone());
+    w.set_end_reason(&"y".repeat(200));
+    w.finish().unwrap();
+    let r = open_pages(&p).unwrap();
+    assert_eq!(r.header().meta.cold.as_ref(), Some(&cold));
+    assert_eq!(r.header().meta.end_reason.len(), 200);
+    let text = summarize(&p).unwrap().render_text();
+    assert!(
+        text.contains("the kernel's reclaim, cgroup v1, 50% of the anonymous memory, classic LRU: 12846123 pages reclaimed, 12846120 captured"),
+        "{text}"
+    );
+}

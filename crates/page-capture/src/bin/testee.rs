@@ -13,6 +13,11 @@
 //! * `half-hot`: maps 256 pages of distinct patterns, prints
 //!   `READY region=HEX`, then reads the first 128 pages in a loop until
 //!   killed (the last 128 stay untouched: the cold-page test's workload).
+//! * `hot-cold COLD_MIB HOT_MIB`: maps a cold set (written once, then
+//!   left alone) and a hot set (every page read every 20 ms), each page a
+//!   distinct pattern starting with `CNRYCOLD` or `CNRYHOT_` and its index,
+//!   prints `READY cold=N hot=M` (pages) and runs until killed: the reclaim
+//!   cold-capture test's workload.
 //! * `exit`: exits at once.
 //! * `try-capture PID`: tries one capture sample of PID and prints `OK` or
 //!   `ERR <kind> <message>`.
@@ -220,6 +225,38 @@ fn half_hot() {
     }
 }
 
+/// The first bytes of the cold and hot pages of `hot-cold`.
+const COLD_MARK: &[u8; 8] = b"CNRYCOLD";
+const HOT_MARK: &[u8; 8] = b"CNRYHOT_";
+
+fn hot_cold(cold_mib: usize, hot_mib: usize) {
+    let (cold, hot) = (cold_mib << 8, hot_mib << 8);
+    let fill = |n: usize, mark: &[u8; 8], seed: u64| {
+        let p = map(n, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE);
+        for i in 0..n {
+            let mut v = pattern(seed + i as u64);
+            v[..8].copy_from_slice(mark);
+            v[8..16].copy_from_slice(&(i as u64).to_le_bytes());
+            page(p, i).copy_from_slice(&v);
+        }
+        p
+    };
+    let _c = fill(cold, COLD_MARK, 1 << 32);
+    let h = fill(hot, HOT_MARK, 2 << 32);
+    println!("READY cold={cold} hot={hot}");
+    std::io::stdout().flush().unwrap();
+    let mut sum = 0u64;
+    loop {
+        for i in 0..hot {
+            // SAFETY: a byte of page `i < hot` of the hot mapping.
+            sum = sum
+                .wrapping_add(unsafe { std::ptr::read_volatile(h.add(i * PAGE_SIZE + 9)) } as u64);
+        }
+        std::hint::black_box(sum);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
@@ -227,9 +264,13 @@ fn main() {
         Some("sleep-env") => sleep_env(),
         Some("exit") => {}
         Some("half-hot") => half_hot(),
+        Some("hot-cold") => hot_cold(
+            args[2].parse().expect("cold MiB"),
+            args[3].parse().expect("hot MiB"),
+        ),
         Some("try-capture") => try_capture(args[2].parse().expect("pid")),
         _ => {
-            eprintln!("usage: cannery-capture-testee hold|sleep-env|half-hot|exit|try-capture PID");
+            eprintln!("usage: cannery-capture-testee hold|sleep-env|half-hot|hot-cold C H|exit|try-capture PID");
             std::process::exit(2);
         }
     }

@@ -122,7 +122,13 @@ impl CorpusSummary {
         let mut cold_lines = String::new();
         for w in &self.workloads {
             for f in &w.files {
-                if let Some(c) = &f.cold {
+                if let Some(c) = f.cold.as_ref().filter(|c| c.method == crate::cold::METHOD) {
+                    cold_lines += &format!(
+                        "{}: cold pages only (the kernel's reclaim, {})\n",
+                        f.path.display(),
+                        c.describe_reclaim()
+                    );
+                } else if let Some(c) = &f.cold {
                     cold_lines += &format!(
                         "{}: cold pages only ({}, untouched for {} ms): {} hot pages left out, {} cold\n",
                         f.path.display(),

@@ -154,6 +154,54 @@ pub struct ColdPages {
     pub hot: u64,
     /// Resident pages left untouched (the ones captured from), all samples.
     pub cold: u64,
+    /// `reclaim`: the memory cgroup interface used (`v1` or `v2`).
+    pub cgroup: String,
+    /// `reclaim`: the amount asked for (`50%`, `256M`), of the workload's
+    /// anonymous memory.
+    pub amount: String,
+    /// `reclaim`: the workload's pages the kernel's reclaim swapped out
+    /// during the steps, all cycles.
+    pub reclaimed_pages: u64,
+    /// `reclaim`: of those, the pages read (each read brings a page back
+    /// in: this is also the count of pages read back).
+    pub captured_pages: u64,
+    /// `reclaim`: pages already swapped out before a step (another
+    /// reclaimer, such as a DAMON scheme, took them), not captured.
+    pub swapped_before: u64,
+    /// `reclaim`: the workload's pages still resident after the steps.
+    pub resident_after: u64,
+    /// `reclaim`: the kernel's LRU (`classic` or `mglru`).
+    pub lru: String,
+    /// `reclaim`: pages zswap stored during the steps (the machine's
+    /// `Zswapped` growth in `/proc/meminfo`, in pages; other processes
+    /// count too).
+    pub zswap_stored: u64,
+    /// `reclaim`: pages written to swap devices during the steps (the
+    /// machine's `pswpout` growth in `/proc/vmstat`).
+    pub swap_written: u64,
+    /// `reclaim`: where the last step stopped and why.
+    pub stopped: String,
+}
+
+impl ColdPages {
+    /// A reclaim capture's counts as one line (`corpus info`, `capture`).
+    pub fn describe_reclaim(&self) -> String {
+        format!(
+            "cgroup {}, {} of the anonymous memory, {} LRU: {} pages reclaimed, {} captured \
+             (read back in), {} swapped before the step, {} resident after; {} stored by zswap, \
+             {} written to swap (machine-wide); {}",
+            self.cgroup,
+            self.amount,
+            self.lru,
+            self.reclaimed_pages,
+            self.captured_pages,
+            self.swapped_before,
+            self.resident_after,
+            self.zswap_stored,
+            self.swap_written,
+            self.stopped
+        )
+    }
 }
 
 /// Everything before the records: fixed fields plus metadata.

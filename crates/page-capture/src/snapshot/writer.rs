@@ -198,6 +198,11 @@ impl SnapshotWriter {
         }
     }
 
+    /// Records a reclaim capture's cold-page counts (`cold` metadata).
+    pub fn set_cold(&mut self, cold: super::ColdPages) {
+        self.header.meta.cold = Some(cold);
+    }
+
     /// Set the number of samples taken and pause figures.
     pub fn set_samples(&mut self, samples: u64, pause_max_ns: u64, pause_total_ns: u64) {
         self.header.samples = samples;

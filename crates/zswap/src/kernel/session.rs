@@ -14,32 +14,17 @@ use cannery_codec::constants::PAGE_SIZE;
 use super::measure::{self, measure, predict, SameFilledRule};
 use super::report::{KernelReport, KernelRow};
 use super::KernelError;
-use cannery_machine::zswap::DEBUGFS_MOUNT;
+use cannery_machine::setup;
 use cannery_machine::{Restore, System, PAGE_CLUSTER, PARAMETERS};
 
 /// Spare swap beyond the largest workload.
 const SWAP_MARGIN: u64 = 64 << 20;
 
-/// One missing prerequisite and how to provide it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Need {
-    /// What is missing.
-    pub what: String,
-    /// The command(s) that provide it.
-    pub fix: String,
-}
+pub use cannery_machine::setup::Need;
 
 /// The needs as lines: what, then the fix indented.
 pub fn render_needs(needs: &[Need]) -> String {
-    let mut s = String::from("cannot measure the kernel's zswap here:");
-    for n in needs {
-        s.push_str(&format!(
-            "\n  - {}\n      {}",
-            n.what,
-            n.fix.replace('\n', "\n      ")
-        ));
-    }
-    s
+    cannery_machine::setup::render_needs("cannot measure the kernel's zswap here:", needs)
 }
 
 /// The settings of a session.
@@ -80,14 +65,11 @@ pub fn swap_needed(largest_workload_pages: usize) -> u64 {
 /// short are not missing (the session provides them).
 pub fn preflight(system: &System, setup: bool, largest: usize) -> Vec<Need> {
     let mut needs = Vec::new();
-    if system.effective_uid().ok() != Some(0) {
-        needs.push(Need {
-            what:
-                "root: zswap's settings, its debugfs counters and MADV_PAGEOUT accounting need it"
-                    .into(),
-            fix: "run as root, e.g. sudo cannery zswap-kernel …".into(),
-        });
-    }
+    needs.extend(setup::root_need(
+        system,
+        "zswap's settings, its debugfs counters and MADV_PAGEOUT accounting need it",
+        "cannery zswap-kernel …",
+    ));
     if !system.has_zswap() {
         needs.push(Need {
             what: format!("zswap: this kernel has none (no /{PARAMETERS})"),
@@ -110,24 +92,12 @@ pub fn preflight(system: &System, setup: bool, largest: usize) -> Vec<Need> {
             ),
         });
     }
-    let needed = swap_needed(largest);
-    let free: u64 = system
-        .swaps()
-        .map(|v| v.iter().map(|a| a.size.saturating_sub(a.used)).sum())
-        .unwrap_or(0);
-    if !setup && free < needed {
-        let mib = needed.div_ceil(1 << 20);
-        needs.push(Need {
-            what: format!(
-                "swap space: {} MiB free, {mib} MiB needed (zswap only sees pages on their way to swap)",
-                free >> 20
-            ),
-            fix: format!(
-                "fallocate -l {mib}M /var/tmp/cannery.swap && chmod 600 /var/tmp/cannery.swap \
-                 && mkswap /var/tmp/cannery.swap && swapon /var/tmp/cannery.swap\n\
-                 (or pass --setup, which makes a temporary swap file and removes it afterwards)"
-            ),
-        });
+    if !setup {
+        needs.extend(setup::swap_need(
+            system,
+            swap_needed(largest),
+            "zswap only sees pages on their way to swap",
+        ));
     }
     if let (Ok(total), Ok(pct)) = (system.mem_total(), system.parameter("max_pool_percent")) {
         if let Ok(pct) = pct.parse::<u64>() {
@@ -195,36 +165,14 @@ pub fn run_session(
     }
     let mut guard = Restore::begin(system, "zswap-kernel")?;
     if opts.setup {
-        if !system.debugfs_mounted() {
-            let at = system.path(DEBUGFS_MOUNT);
-            progress(&format!("setup: mount debugfs on {}", at.display()));
-            guard
-                .mount_debugfs(&at)
-                .map_err(KernelError::io("mounting debugfs"))?;
-        }
-        let needed = swap_needed(largest);
-        let free: u64 = system
-            .swaps()
-            .map_err(KernelError::io("reading /proc/swaps"))?
-            .iter()
-            .map(|a| a.size.saturating_sub(a.used))
-            .sum();
-        if free < needed {
-            progress(&format!(
-                "setup: swap file {} ({} MiB)",
-                opts.swap_file.display(),
-                needed >> 20
-            ));
-            guard
-                .add_swap_file(&opts.swap_file, needed)
-                .map_err(KernelError::io("making the swap file"))?;
-        }
-        guard
-            .set(&format!("{PARAMETERS}/enabled"), "Y")
-            .map_err(KernelError::io("enabling zswap"))?;
-        guard
-            .set(PAGE_CLUSTER, "0")
-            .map_err(KernelError::io("setting vm.page-cluster"))?;
+        setup::swap_and_zswap(
+            &mut guard,
+            swap_needed(largest),
+            &opts.swap_file,
+            true,
+            progress,
+        )
+        .map_err(KernelError::io("--setup"))?;
     }
     let page_cluster = system.read(PAGE_CLUSTER).unwrap_or_default();
     let counters = system.counters().map_err(KernelError::io(
