@@ -404,6 +404,14 @@ pub fn table_file_names(workloads: &[String], clusters: usize) -> Vec<String> {
         .collect()
 }
 
+/// The dictionary file beside a table file of [`table_file_names`]:
+/// `redis.table.json` → `redis.dict` (what zram's `algorithm_params
+/// dict=` and `zstd -D` load).
+pub fn dictionary_file_name(table_file: &str) -> String {
+    let stem = table_file.strip_suffix(".table.json").unwrap_or(table_file);
+    format!("{stem}.dict")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
