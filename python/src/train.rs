@@ -97,6 +97,7 @@ fn run_training<'py>(
         peers,
         eval_pages,
         target_matrix: false,
+        dictionaries: dictionaries,
     };
     let mut bar = Progress::new(
         progress,

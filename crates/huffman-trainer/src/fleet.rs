@@ -48,6 +48,7 @@ pub fn train_corpus(
         train_fleet_table(workloads, &scans, opts, &topts, progress)?;
     let clustering = train_clusters(&fleet_scan, opts, &topts, progress)?;
     let dictionaries = train_dictionaries(&scans, opts);
+    let dictionary_files = dictionary_files(&scans, &dictionaries, opts);
     let mut held_out = evaluate_held_out(
         workloads,
         &scans,
@@ -113,6 +114,7 @@ pub fn train_corpus(
         workload_tables,
         fleet_table: fleet,
         cluster_tables,
+        dictionaries: dictionary_files,
         report,
     })
 }
@@ -133,7 +135,7 @@ fn corpus_train_options(
     if opts.tables > 1 {
         topts.cluster_samples = CLUSTER_SAMPLE_PAGES / workloads.max(1);
     }
-    if !opts.peers {
+    if !opts.peers && !opts.dictionaries {
         topts.dictionary_samples = 0;
     } else {
         let share = crate::report::FLEET_DICTIONARY_SAMPLES / workloads.max(1);
@@ -255,7 +257,7 @@ fn train_dictionaries(scans: &[Scan], opts: &CorpusOptions) -> Vec<Option<Vec<u8
     scans
         .par_iter()
         .map(|s| {
-            if opts.peers && !s.dictionary_samples.is_empty() {
+            if (opts.peers || opts.dictionaries) && !s.dictionary_samples.is_empty() {
                 let refs: Vec<&[u8]> = s.dictionary_samples.iter().map(|p| &p[..]).collect();
                 train_zstd_dictionary(&refs, DICTIONARY_SIZE)
             } else {
@@ -263,6 +265,32 @@ fn train_dictionaries(scans: &[Scan], opts: &CorpusOptions) -> Vec<Option<Vec<u8
             }
         })
         .collect()
+}
+
+/// The dictionaries `train` writes: each workload's (where zstd's trainer
+/// made one), then the fleet's, trained on every workload's samples (their
+/// per-workload share keeps the fleet's samples bounded).
+fn dictionary_files(
+    scans: &[Scan],
+    dictionaries: &[Option<Vec<u8>>],
+    opts: &CorpusOptions,
+) -> Vec<(String, Vec<u8>)> {
+    if !opts.dictionaries {
+        return Vec::new();
+    }
+    let mut out: Vec<(String, Vec<u8>)> = scans
+        .iter()
+        .zip(dictionaries)
+        .filter_map(|(s, d)| Some((s.name.clone(), d.clone()?)))
+        .collect();
+    let refs: Vec<&[u8]> = scans
+        .iter()
+        .flat_map(|s| s.dictionary_samples.iter().map(|p| &p[..]))
+        .collect();
+    if let Some(d) = train_zstd_dictionary(&refs, DICTIONARY_SIZE) {
+        out.push(("fleet".into(), d));
+    }
+    out
 }
 
 /// What the held-out evaluation gives.

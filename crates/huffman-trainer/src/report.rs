@@ -37,7 +37,9 @@ use crate::train::SmoothingResult;
 /// Format name of the report JSON.
 pub const REPORT_FORMAT: &str = "cannery-train-report";
 
-/// Largest zstd dictionary trained for the `zstd-1-dict` peer.
+/// Largest dictionary trained (for the `zstd-1-dict` and `lz4-dict`
+/// peers, and written by `train` for zram): at most 64 KiB, the most the
+/// kernel's lz4 backend loads (zstd's trainer defaults to 110 KiB).
 pub const DICTIONARY_SIZE: usize = 32 * 1024;
 
 /// Pages kept per corpus for clustering (their symbol counts only).
@@ -86,6 +88,10 @@ pub struct CorpusOptions {
     /// measure each under every target's compressor
     /// ([`TrainReport::target_matrix`]).
     pub target_matrix: bool,
+    /// Train a dictionary per workload and one for the fleet
+    /// ([`CorpusTraining::dictionaries`]), for zram's `algorithm_params`
+    /// and `zstd -D`.
+    pub dictionaries: bool,
 }
 
 /// Default of [`CorpusOptions::eval_pages`]: bounds the evaluation's time on
@@ -357,6 +363,10 @@ pub struct CorpusTraining {
     pub fleet_table: Table,
     /// Cluster tables (empty unless K > 1).
     pub cluster_tables: Vec<Table>,
+    /// With [`CorpusOptions::dictionaries`]: `(name, dictionary)` for each
+    /// workload zstd's trainer could learn from, then `fleet` (at most
+    /// [`DICTIONARY_SIZE`] bytes each, so every zram backend loads them).
+    pub dictionaries: Vec<(String, Vec<u8>)>,
     /// The report.
     pub report: TrainReport,
 }
@@ -474,6 +484,7 @@ mod tests {
                 peers: false,
                 eval_pages: Some(20),
                 target_matrix: false,
+                dictionaries: false,
             };
             let mut heard = Vec::new();
             train_corpus(&ws, &opts, &mut |p| heard.push(p.to_string())).unwrap();
@@ -509,6 +520,7 @@ mod tests {
             peers: false,
             eval_pages: None,
             target_matrix: true,
+            dictionaries: false,
         };
         let mut heard = 0;
         let r = train_corpus(&ws, &opts, &mut |_| heard += 1)
@@ -545,6 +557,7 @@ mod tests {
             peers: false,
             eval_pages: None,
             target_matrix: false,
+            dictionaries: false,
         };
         let all = train_corpus(&ws, &opts, &mut |_| {}).unwrap();
         opts.eval_pages = Some(12);
@@ -597,6 +610,7 @@ mod tests {
             peers: true,
             eval_pages: None,
             target_matrix: false,
+            dictionaries: false,
         };
         let out = train_corpus(&ws, &opts, &mut |_| {}).unwrap();
         assert_eq!(out.workload_tables.len(), 2);
@@ -621,6 +635,7 @@ mod tests {
                 "zstd-3",
                 "zstd-1-dict",
                 "lz4",
+                "lz4-dict",
                 "libdeflate-1",
                 "libdeflate-6",
                 "best-of-2",
@@ -700,6 +715,7 @@ mod tests {
             peers: false,
             eval_pages: None,
             target_matrix: false,
+            dictionaries: false,
         };
         let e = train_corpus(&ws, &opts, &mut |_| {}).unwrap_err();
         assert!(
