@@ -49,7 +49,11 @@ fn lz4_with_and_without_a_dictionary_and_lzo_rle_give_every_page_back() {
         "-o",
         t.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = cannery(&[
         "zram-kernel",
         "--corpus",
@@ -171,7 +175,11 @@ fn sigkill_leaves_the_device_to_cannery_restore() {
     );
     let out = cannery(&["restore"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("zram"), "{text}");
     assert_eq!(zram_devices(), before, "`cannery restore` removed it");
 }

@@ -9,11 +9,15 @@
 //!
 //! - `cannery_machine::zram`: the sysfs files and the O_DIRECT page I/O.
 //! - [`session`]: what is missing ([`preflight`]), the loop, one measurement.
+//! - [`model`]: zram's accounting modelled (same-filled pages, huge pages,
+//!   zsmalloc), set beside each measurement it has a compressor for.
 //! - [`report`]: the serializable report, its text and markdown tables.
 
+pub mod model;
 pub mod report;
 pub mod session;
 
+pub use model::{predict, ZramPrediction};
 pub use report::{ZramReport, ZramRow};
 pub use session::{
     preflight, run_session, Variant, ZramOptions, ZramWorkload, DICTIONARY_COMPRESSORS,

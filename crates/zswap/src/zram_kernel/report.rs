@@ -11,6 +11,8 @@ use cannery_codec::units::{kib, micros};
 use cannery_machine::MmStat;
 use serde::Serialize;
 
+use super::model::ZramPrediction;
+
 /// One workload under one compressor, with or without its dictionary.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ZramRow {
@@ -42,6 +44,13 @@ pub struct ZramRow {
     pub read_p50_ns: u64,
     /// 99th percentile of the same.
     pub read_p99_ns: u64,
+    /// The model's prediction for the same pages ([`super::model`]), for
+    /// compressors it has.
+    pub model: Option<ZramPrediction>,
+    /// (model − kernel) / kernel `compr_data_size`.
+    pub model_data_error: Option<f64>,
+    /// (model − kernel) / kernel `mem_used_total`.
+    pub model_mem_error: Option<f64>,
     /// Pages read back and compared.
     pub pages_compared: u64,
     /// Pages that came back different.
@@ -69,6 +78,14 @@ impl ZramRow {
                 .find(|(w, c, b)| *w == r.workload && *c == r.compressor && *b > 0)
                 .map(|(_, _, b)| (r.mm_stat.compr_data_size as f64 - *b as f64) / *b as f64);
         }
+    }
+
+    /// Sets the model's prediction and its errors against the kernel.
+    pub fn set_model(&mut self, p: ZramPrediction) {
+        let err = |m: u64, k: u64| (k > 0).then(|| (m as f64 - k as f64) / k as f64);
+        self.model_data_error = err(p.compr_data_size, self.mm_stat.compr_data_size);
+        self.model_mem_error = err(p.mem_used_total, self.mm_stat.mem_used_total);
+        self.model = Some(p);
     }
 
     /// The row's mode name: the compressor, `+dict` with a dictionary.
@@ -113,7 +130,8 @@ impl ZramReport {
             "Linux {}, zram (a device of its own, O_DIRECT 4 KiB page writes), {} pages of {}{}. \
              Sizes from `mm_stat`: data = `compr_data_size`, memory = `mem_used_total`; \
              data ratio = `orig_data_size` / data, memory ratio = `orig_data_size` / memory; \
-             dict Δ = data with the workload's dictionary against without. \
+             dict Δ = data with the workload's dictionary against without; \
+             model Δ = `cannery`'s zram model (same-filled count, huge pages whole, zsmalloc) against the kernel. \
              Per-page times include the block layer and the O_DIRECT system call: \
              they are not the compressor's own times.\n\n",
             self.kernel_release,
@@ -137,6 +155,8 @@ impl ZramReport {
             ("data ratio", Align::Right),
             ("memory ratio", Align::Right),
             ("dict Δ %", Align::Right),
+            ("model data Δ %", Align::Right),
+            ("model memory Δ %", Align::Right),
             ("write p50 µs", Align::Right),
             ("write p99 µs", Align::Right),
             ("read p50 µs", Align::Right),
@@ -157,6 +177,8 @@ impl ZramReport {
                 fmt_ratio(r.mem_ratio),
                 r.dictionary_change
                     .map_or("-".into(), |c| format!("{:+.2}", c * 100.0)),
+                pct(r.model_data_error),
+                pct(r.model_mem_error),
                 micros(r.write_p50_ns),
                 micros(r.write_p99_ns),
                 micros(r.read_p50_ns),
@@ -166,6 +188,10 @@ impl ZramReport {
         }
         g
     }
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("-".into(), |c| format!("{:+.2}", c * 100.0))
 }
 
 fn fmt_ratio(v: Option<f64>) -> String {
@@ -223,6 +249,9 @@ mod tests {
             data_ratio: Some(40960.0 / data as f64),
             mem_ratio: Some(2.5),
             dictionary_change: None,
+            model: None,
+            model_data_error: None,
+            model_mem_error: None,
             write_p50_ns: 2500,
             write_p99_ns: 9000,
             read_p50_ns: 1200,
@@ -268,7 +297,23 @@ mod tests {
         let lz4d = md.lines().find(|l| l.contains("lz4+dict")).unwrap();
         let c = cells(lz4d, Style::Markdown);
         assert_eq!(c[9], "-5.00", "{lz4d}");
-        assert_eq!(c[10], "2.50", "{lz4d}");
+        assert_eq!(c[12], "2.50", "{lz4d}");
+        assert_eq!(c[10], "-", "no model: {lz4d}");
+        report.rows[2].set_model(ZramPrediction {
+            compr_data_size: 9690,
+            mem_used_total: 16384,
+            same_pages: 2,
+            huge_pages: 0,
+        });
+        let md = report.render_markdown();
+        let c = cells(
+            md.lines().find(|l| l.contains("lz4+dict")).unwrap(),
+            Style::Markdown,
+        )
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>();
+        assert_eq!((c[10].as_str(), c[11].as_str()), ("+2.00", "+0.00"));
         report.rows[1].mismatches = 3;
         assert_eq!(report.mismatches(), 3);
     }

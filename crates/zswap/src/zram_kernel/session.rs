@@ -14,6 +14,9 @@ use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::figures::percentile;
 use cannery_machine::{PageIo, Restore, System};
 
+use cannery_codec::peer::Peer;
+
+use super::model::{self, ZramPrediction};
 use super::report::{ZramReport, ZramRow};
 use super::{Need, ZramError};
 
@@ -225,15 +228,14 @@ pub fn run_session(
                 w.pages.len() / PAGE_SIZE,
                 w.zero_pages
             ));
-            rows.push(measure(
-                system,
-                id,
-                w,
-                &v.compressor,
-                opts.level,
-                dict,
-                stop,
-            )?);
+            let mut row = measure(system, id, w, &v.compressor, opts.level, dict, stop)?;
+            // The model knows the default level only.
+            if opts.level.is_none() {
+                if let Some(p) = model(w, &v.compressor, dict)? {
+                    row.set_model(p);
+                }
+            }
+            rows.push(row);
         }
     }
     ZramRow::set_dictionary_changes(&mut rows);
@@ -344,6 +346,9 @@ fn measure(
         data_ratio: ratio(mm.orig_data_size, mm.compr_data_size),
         mem_ratio: ratio(mm.orig_data_size, mm.mem_used_total),
         dictionary_change: None,
+        model: None,
+        model_data_error: None,
+        model_mem_error: None,
         write_p50_ns: percentile(&write_ns, 50.0),
         write_p99_ns: percentile(&write_ns, 99.0),
         read_p50_ns: percentile(&read_ns, 50.0),
@@ -351,6 +356,38 @@ fn measure(
         pages_compared: total,
         mismatches,
     })
+}
+
+/// The model's prediction for a variant, where it has the compressor
+/// (and this build has it: `kernel-lzo` needs the `lzo` feature).
+fn model(
+    w: &ZramWorkload,
+    compressor: &str,
+    dictionary: Option<&std::path::Path>,
+) -> Result<Option<ZramPrediction>, ZramError> {
+    let Some(kind) = model::model_of(compressor, dictionary.is_some()) else {
+        return Ok(None);
+    };
+    let dict = match dictionary {
+        Some(d) => Some(
+            cannery_capture::input::read_limited(d, LZ4_DICT_MAX, "dictionary").map_err(|e| {
+                ZramError::Io {
+                    what: format!("reading {}", d.display()),
+                    source: std::io::Error::other(e.to_string()),
+                }
+            })?,
+        ),
+        None => None,
+    };
+    let Ok(mut peer) = Peer::new(kind, dict.as_deref()) else {
+        return Ok(None);
+    };
+    model::predict(&w.pages, w.zero_pages, &mut peer)
+        .map(Some)
+        .map_err(|e| ZramError::Io {
+            what: format!("modelling {compressor} on {}", w.name),
+            source: std::io::Error::other(e),
+        })
 }
 
 fn ratio(a: u64, b: u64) -> Option<f64> {
