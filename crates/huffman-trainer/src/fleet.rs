@@ -27,7 +27,7 @@ use crate::mode_key::ModeKey;
 use crate::refine::{train_from_scan, RefineStep};
 use crate::report::{
     Chain, ClusterReport, CorpusOptions, CorpusTraining, CrossMatrix, FleetReport, Progress,
-    TrainReport, Workload, WorkloadReport, CLUSTER_SAMPLE_PAGES, DICTIONARY_SIZE, REPORT_FORMAT,
+    TrainReport, Workload, WorkloadReport, CLUSTER_SAMPLE_PAGES, REPORT_FORMAT,
 };
 use crate::scan::{scan, Scan, TrainOptions};
 use crate::train::{evaluate_smoothings, mark_excess, SmoothingResult};
@@ -47,8 +47,8 @@ pub fn train_corpus(
     let (fleet_scan, mut fleet, fleet_steps) =
         train_fleet_table(workloads, &scans, opts, &topts, progress)?;
     let clustering = train_clusters(&fleet_scan, opts, &topts, progress)?;
-    let dictionaries = train_dictionaries(&scans, opts);
-    let dictionary_files = dictionary_files(&scans, &dictionaries, opts);
+    let dictionaries = train_dictionaries(&scans, opts, topts.dictionary_size);
+    let dictionary_files = dictionary_files(&scans, &dictionaries, opts, topts.dictionary_size);
     let mut held_out = evaluate_held_out(
         workloads,
         &scans,
@@ -252,14 +252,14 @@ fn train_clusters(
 
 /// Step 5: each workload's zstd dictionary (zstd's trainer is
 /// single-threaded, so all workloads train at once).
-fn train_dictionaries(scans: &[Scan], opts: &CorpusOptions) -> Vec<Option<Vec<u8>>> {
+fn train_dictionaries(scans: &[Scan], opts: &CorpusOptions, size: usize) -> Vec<Option<Vec<u8>>> {
     use rayon::prelude::*;
     scans
         .par_iter()
         .map(|s| {
             if (opts.peers || opts.dictionaries) && !s.dictionary_samples.is_empty() {
                 let refs: Vec<&[u8]> = s.dictionary_samples.iter().map(|p| &p[..]).collect();
-                train_zstd_dictionary(&refs, DICTIONARY_SIZE)
+                train_zstd_dictionary(&refs, size)
             } else {
                 None
             }
@@ -274,6 +274,7 @@ fn dictionary_files(
     scans: &[Scan],
     dictionaries: &[Option<Vec<u8>>],
     opts: &CorpusOptions,
+    size: usize,
 ) -> Vec<(String, Vec<u8>)> {
     if !opts.dictionaries {
         return Vec::new();
@@ -287,7 +288,7 @@ fn dictionary_files(
         .iter()
         .flat_map(|s| s.dictionary_samples.iter().map(|p| &p[..]))
         .collect();
-    if let Some(d) = train_zstd_dictionary(&refs, DICTIONARY_SIZE) {
+    if let Some(d) = train_zstd_dictionary(&refs, size) {
         out.push(("fleet".into(), d));
     }
     out

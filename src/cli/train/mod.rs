@@ -107,6 +107,11 @@ pub struct TrainArgs {
     /// for zram's `algorithm_params dict=` and `zstd -D`).
     #[arg(long)]
     no_dicts: bool,
+    /// Largest dictionary, bytes (zstd's trainer; at most 65536, the most
+    /// the kernel's lz4 backend loads).
+    #[arg(long, default_value_t = cannery_trainer::report::DICTIONARY_SIZE as u32,
+        value_parser = clap::value_parser!(u32).range(1024..=65536))]
+    dict_size: u32,
     /// Held-out pages evaluated per workload at most; a larger test part
     /// is sampled by page hash (deterministic). Over 5 workloads, 5000
     /// pages are shared out (at least 100 each). 0 evaluates them all.
@@ -211,6 +216,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             .unwrap_or_else(|| ParseModel::from_level(args.level)),
         table: args.table.options(),
         split,
+        dictionary_size: args.dict_size as usize,
         ..TrainOptions::default()
     };
     if !args.histograms.is_empty() {
