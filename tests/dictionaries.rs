@@ -4,17 +4,12 @@
 //! `--no-dicts`. Needs the `zstd` command (scripts/test installs it); a
 //! machine without it fails the test, it is not skipped.
 
+mod common;
+
+use common::cannery;
 use std::fs;
 use std::path::Path;
 use std::process::Command;
-
-fn cannery(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cannery"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
 
 /// A page of the corpus's redis workload.
 fn redis_pages(dir: &Path) -> Vec<u8> {

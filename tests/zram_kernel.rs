@@ -8,6 +8,9 @@
 //!
 //! Each checks that the zram devices are the same afterwards as before.
 
+mod common;
+
+use common::cannery;
 use std::fs;
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
@@ -24,14 +27,6 @@ fn zram_devices() -> Vec<String> {
         .collect();
     v.sort();
     v
-}
-
-fn cannery(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cannery"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
 }
 
 #[test]

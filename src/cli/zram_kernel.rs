@@ -9,13 +9,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
+use cannery_capture::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
 use cannery_capture::interrupt;
+use cannery_codec::tabular::Style;
 use cannery_machine::System;
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::pages::{select_part, Part};
 use cannery_trainer::report::{dictionary_file_name, table_file_names};
 use cannery_trainer::Split;
-use cannery_zswap::zram_kernel::{run_session, ZramError, ZramOptions, ZramWorkload};
+use cannery_zswap::zram_kernel::{
+    compare, run_session, ZramError, ZramOptions, ZramWorkload, LZ4_DICT_MAX,
+};
 use clap::Args;
 
 use super::Output;
@@ -51,6 +55,17 @@ pub struct ZramKernelArgs {
     /// At most this many pages of each workload.
     #[arg(long)]
     max_pages: Option<usize>,
+    /// Also print one comparison per workload on the same pages: the
+    /// kernel's zram beside canned deflate (the workload's table from
+    /// --tables at the fast and default parses, kernel-2024) and zstd -1
+    /// with and without the dictionary, through zram's accounting.
+    #[arg(long)]
+    compare: bool,
+    /// A saved `cannery zswap-kernel --json` report whose kernel zswap
+    /// rows join the comparison (its own pages: every page, or its
+    /// --max-pages).
+    #[arg(long, requires = "compare")]
+    zswap_report: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long, conflicts_with = "markdown")]
     json: bool,
@@ -65,6 +80,47 @@ pub struct ZramKernelArgs {
     force: bool,
 }
 
+/// The `--compare` rows: each workload's table (`files`, in the order of
+/// `workloads`) and dictionary from `--tables`, and the saved zswap report.
+fn comparison(
+    args: &ZramKernelArgs,
+    files: &[String],
+    workloads: &[ZramWorkload],
+    measured: &[cannery_zswap::zram_kernel::ZramRow],
+) -> anyhow::Result<Vec<compare::CompareRow>> {
+    let mut tables = Vec::new();
+    let mut dicts = Vec::new();
+    for (w, file) in workloads.iter().zip(files) {
+        tables.push(match &args.tables {
+            Some(d) => Some(super::load_table(&d.join(file).display().to_string())?),
+            None => None,
+        });
+        dicts.push(match &w.dictionary {
+            Some(d) => Some(read_limited(d, LZ4_DICT_MAX, "dictionary")?),
+            None => None,
+        });
+    }
+    let inputs: Vec<compare::CompareInputs<'_>> = workloads
+        .iter()
+        .zip(&tables)
+        .zip(&dicts)
+        .map(|((w, t), d)| compare::CompareInputs {
+            workload: w,
+            table: t.as_ref(),
+            dictionary: d.as_deref(),
+        })
+        .collect();
+    let zswap = match &args.zswap_report {
+        Some(p) => Some(read_text_limited(
+            p,
+            SMALL_FILE_LIMIT,
+            "zswap-kernel report",
+        )?),
+        None => None,
+    };
+    compare::compare(measured, &inputs, zswap.as_deref()).map_err(anyhow::Error::msg)
+}
+
 /// Runs `cannery zram-kernel`.
 pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
     let corpus = CorpusSource::open(Path::new(&args.corpus))?;
@@ -73,6 +129,7 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
     let names: Vec<String> = corpus.workloads.iter().map(|w| w.0.clone()).collect();
     let files = table_file_names(&names, 0);
     let mut workloads = Vec::new();
+    let mut used_files = Vec::new();
     for ((name, source), file) in corpus.workloads.iter().zip(&files) {
         let sel = select_part(source, &split, part, args.max_pages)?;
         let dictionary = args
@@ -91,6 +148,7 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
             crate::cli::out::warn(format!("workload {name}: no {} pages", args.part));
             continue;
         }
+        used_files.push(file.clone());
         workloads.push(ZramWorkload {
             name: name.clone(),
             pages: sel.pages,
@@ -124,13 +182,34 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
         std::process::exit(130);
     }
     let report = result?;
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-    } else if args.markdown {
-        write!(out, "{}", report.render_markdown())?;
+    let compared = if args.compare {
+        Some(comparison(&args, &used_files, &workloads, &report.rows)?)
     } else {
-        write!(out, "{report}")?;
+        None
+    };
+    if args.json {
+        let mut v = serde_json::to_value(&report)?;
+        if let Some(c) = &compared {
+            v["compare"] = serde_json::to_value(c)?;
+        }
+        serde_json::to_writer_pretty(&mut out, &v)?;
+        writeln!(out)?;
+    } else {
+        let style = if args.markdown {
+            write!(out, "{}", report.render_markdown())?;
+            Style::Markdown
+        } else {
+            write!(out, "{report}")?;
+            Style::Text
+        };
+        if let Some(c) = &compared {
+            writeln!(
+                out,
+                "\none comparison on the same pages (simulated and software rows through zram's accounting; \
+                 kernel zswap rows on zswap-kernel's own pages):\n"
+            )?;
+            write!(out, "{}", compare::render(c, style))?;
+        }
     }
     out.finish()?;
     if !report.restore_failures.is_empty() {

@@ -9,10 +9,12 @@
 //!
 //! - `cannery_machine::zram`: the sysfs files and the O_DIRECT page I/O.
 //! - [`session`]: what is missing ([`preflight`]), the loop, one measurement.
+//! - [`compare`]: `--compare`, every way of compressing the same pages.
 //! - [`model`]: zram's accounting modelled (same-filled pages, huge pages,
 //!   zsmalloc), set beside each measurement it has a compressor for.
 //! - [`report`]: the serializable report, its text and markdown tables.
 
+pub mod compare;
 pub mod model;
 pub mod report;
 pub mod session;

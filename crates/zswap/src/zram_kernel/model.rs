@@ -8,8 +8,10 @@
 //! `mem_used_total` the whole zspages of a fresh, never-freed pool, from
 //! the zswap model's [`crate::zsmalloc`] (classes, handle, merging, chain).
 
+use cannery_codec::batch::PageCompressor;
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::peer::{Peer, PeerKind};
+use cannery_codec::peer::PeerKind;
+use cannery_codec::Outcome;
 use serde::Serialize;
 
 use crate::zsmalloc::{Pool, Zsmalloc};
@@ -57,8 +59,14 @@ pub fn model_of(compressor: &str, dictionary: bool) -> Option<PeerKind> {
 }
 
 /// Predicts `mm_stat` for `pages` (back to back) and `zero_pages` more
-/// zero pages written to a fresh device compressing with `peer`.
-pub fn predict(pages: &[u8], zero_pages: u64, peer: &mut Peer) -> Result<ZramPrediction, String> {
+/// zero pages written to a fresh device compressing with `peer` (any page
+/// compressor: a kernel compressor's model, or one zram does not have,
+/// such as canned deflate, to compare on the same accounting).
+pub fn predict<C: PageCompressor>(
+    pages: &[u8],
+    zero_pages: u64,
+    peer: &mut C,
+) -> Result<ZramPrediction, String> {
     let z = Zsmalloc::new();
     let huge = huge_class_size(&z);
     let mut pool = Pool::new();
@@ -72,8 +80,11 @@ pub fn predict(pages: &[u8], zero_pages: u64, peer: &mut Peer) -> Result<ZramPre
             p.same_pages += 1;
             continue;
         }
-        let len = match peer.compress(page, &mut out).map_err(|e| e.to_string())? {
-            Some(n) if n < huge => n,
+        let len = match peer
+            .compress_page(page, &mut out)
+            .map_err(|e| e.to_string())?
+        {
+            Outcome::Compressed(n) if n < huge => n,
             _ => {
                 p.huge_pages += 1;
                 PAGE_SIZE
@@ -89,6 +100,7 @@ pub fn predict(pages: &[u8], zero_pages: u64, peer: &mut Peer) -> Result<ZramPre
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cannery_codec::peer::Peer;
 
     #[test]
     fn the_huge_size_is_zsmallocs() {
