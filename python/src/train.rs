@@ -60,6 +60,14 @@ fn json_to_py<'py>(py: Python<'py>, v: &impl serde::Serialize) -> PyResult<Bound
     py.import("json")?.call_method1("loads", (text,))
 }
 
+/// What [`run_training`] gives: the tables by name, the report, and the
+/// dictionaries (with `dictionaries`).
+type Trained<'py> = (
+    Bound<'py, PyDict>,
+    cannery_trainer::report::TrainReport,
+    Vec<(String, Vec<u8>)>,
+);
+
 #[allow(clippy::too_many_arguments)]
 fn run_training<'py>(
     py: Python<'py>,
@@ -75,11 +83,7 @@ fn run_training<'py>(
     eval_pages: Option<u64>,
     progress: Option<PyObject>,
     dictionaries: bool,
-) -> PyResult<(
-    Bound<'py, PyDict>,
-    cannery_trainer::report::TrainReport,
-    Vec<(String, Vec<u8>)>,
-)> {
+) -> PyResult<Trained<'py>> {
     let topts = TrainOptions {
         parse: parse_model(parse)?,
         table: table_options(smoothing, qpl_compatible, all_distances)?,
