@@ -266,4 +266,31 @@ mod tests {
         let e = s.zram_write(7, "reset", "1").unwrap_err();
         assert!(e.to_string().contains("/sys/block/zram7/reset"), "{e}");
     }
+
+    #[test]
+    fn a_device_is_reset_then_removed_after_what_came_later() {
+        use crate::guard::{Restore, ZRAM_HOT_ADD, ZRAM_HOT_REMOVE};
+        let d = tempfile::tempdir().unwrap();
+        let s = System::at(d.path());
+        fs::create_dir_all(s.path(ZRAM_CONTROL)).unwrap();
+        fs::write(s.path(ZRAM_HOT_ADD), "4\n").unwrap();
+        fs::write(s.path(ZRAM_HOT_REMOVE), "").unwrap();
+        fs::create_dir_all(s.path(&device_dir(4))).unwrap();
+        fs::write(s.path("setting"), "old").unwrap();
+        let mut g = Restore::begin(&s, "zram-kernel").unwrap();
+        let id = g.add_zram_device().unwrap();
+        g.set("setting", "new").unwrap();
+        // Oldest first in the journal, so undone newest first: the
+        // setting goes back before the device is reset and removed.
+        let plan = g.describe();
+        assert!(plan[0].contains("zram4"), "{plan:?}");
+        assert!(plan[1].contains("setting"), "{plan:?}");
+        // The files of a device of our own are written directly.
+        s.zram_write(id, "comp_algorithm", "lz4").unwrap();
+        assert!(g.restore().is_empty());
+        assert_eq!(s.read("setting").unwrap(), "old");
+        assert_eq!(s.read(&format!("{}/reset", device_dir(4))).unwrap(), "1");
+        assert_eq!(s.read(ZRAM_HOT_REMOVE).unwrap(), "4");
+        assert!(g.describe().is_empty());
+    }
 }
