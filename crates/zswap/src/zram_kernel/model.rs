@@ -117,15 +117,8 @@ mod tests {
 
     #[test]
     fn same_filled_pages_are_counted_and_huge_ones_stored_whole() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let random: Vec<u8> = (0..PAGE_SIZE)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+        let mut x = cannery_codec::rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
+        let random: Vec<u8> = (0..PAGE_SIZE).map(|_| x.next_u64() as u8).collect();
         let mut text = vec![b'a'; PAGE_SIZE];
         text[100] = b'b';
         let pages = [
