@@ -40,6 +40,7 @@ __all__ = [
     "Histogram",
     "train",
     "train_with_report",
+    "train_dictionaries",
     "train_from_histogram",
     "_evaluate",
     "_cross_evaluate",
