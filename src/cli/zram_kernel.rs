@@ -63,7 +63,9 @@ pub struct ZramKernelArgs {
     compare: bool,
     /// A saved `cannery zswap-kernel --json` report whose kernel zswap
     /// rows join the comparison (its own pages: every page, or its
-    /// --max-pages).
+    /// --max-pages). Without it, --compare measures zswap (deflate, lzo)
+    /// on the same pages when the machine is ready for `zswap-kernel`
+    /// without --setup, and says why not otherwise.
     #[arg(long, requires = "compare")]
     zswap_report: Option<PathBuf>,
     /// Print the report as JSON.
@@ -118,7 +120,24 @@ fn comparison(
         )?),
         None => None,
     };
-    compare::compare(measured, &inputs, zswap.as_deref()).map_err(anyhow::Error::msg)
+    let mut rows =
+        compare::compare(measured, &inputs, zswap.as_deref()).map_err(anyhow::Error::msg)?;
+    if zswap.is_none() {
+        let handlers = interrupt::install();
+        let measured = compare::measure_zswap(
+            &System::default(),
+            &args.corpus,
+            workloads,
+            &interrupt::interrupted,
+            &mut |line| crate::cli::out::status(format!("zswap {line}")),
+        );
+        drop(handlers);
+        match measured {
+            Ok(z) => rows.extend(z),
+            Err(why) => crate::cli::out::warn(format!("kernel zswap not in the comparison: {why}")),
+        }
+    }
+    Ok(rows)
 }
 
 /// Runs `cannery zram-kernel`.

@@ -153,6 +153,49 @@ pub fn zswap_rows(json: &str) -> Result<Vec<CompareRow>, String> {
         .collect())
 }
 
+/// The kernel zswap rows measured now on the same pages (deflate and lzo,
+/// `zswap-kernel` without `--setup`): `Err` says why not (what the machine
+/// lacks, or the measurement's error), for the caller to report.
+pub fn measure_zswap(
+    system: &cannery_machine::System,
+    corpus: &str,
+    workloads: &[ZramWorkload],
+    stop: &dyn Fn() -> bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<CompareRow>, String> {
+    use crate::kernel::session::render_needs;
+    use crate::kernel::{preflight, run_session, SessionOptions, SessionWorkload};
+    let sessions: Vec<SessionWorkload> = workloads
+        .iter()
+        .map(|w| SessionWorkload {
+            name: w.name.clone(),
+            pages: w.pages.clone(),
+            table: None,
+        })
+        .collect();
+    let largest = workloads.iter().map(|w| w.pages.len() / PAGE_SIZE).max();
+    let needs = preflight(system, false, largest.unwrap_or(0));
+    if !needs.is_empty() {
+        return Err(render_needs(&needs));
+    }
+    let opts = SessionOptions {
+        compressors: vec!["deflate".into(), "lzo".into()],
+        batch: 32,
+        setup: false,
+        swap_file: std::path::PathBuf::new(),
+        compare_sim: false,
+    };
+    let report =
+        run_session(system, corpus, &sessions, &opts, stop, progress).map_err(|e| e.to_string())?;
+    if report.mismatches() > 0 {
+        return Err(format!(
+            "{} pages came back from zswap different",
+            report.mismatches()
+        ));
+    }
+    zswap_rows(&serde_json::to_string(&report).map_err(|e| e.to_string())?)
+}
+
 /// Every row of the comparison, workload by workload: the kernel's zram
 /// rows of `measured`, the simulated and software rows of `inputs`, and
 /// the zswap rows of a saved report.
