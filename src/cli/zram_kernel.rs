@@ -225,7 +225,7 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
             writeln!(
                 out,
                 "\none comparison on the same pages (simulated and software rows through zram's accounting; \
-                 kernel zswap rows on zswap-kernel's own pages):\n"
+                 kernel zswap rows: the same pages but the added zero pages, or a saved report's own):\n"
             )?;
             write!(out, "{}", compare::render(c, style))?;
         }
