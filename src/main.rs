@@ -14,8 +14,8 @@ use clap::{Parser, Subcommand};
 /// Reports go to standard output; status, warnings and progress bars (on a
 /// terminal) to standard error. Exit status: 0 success; 1 a finding (a
 /// failed check in validate or fuzz, a secret found by corpus
-/// scan-secrets, pages that came back different in zswap-sim or
-/// zswap-kernel); 2 an error (usage, input, I/O, a refused output); 130
+/// scan-secrets, pages that came back different in zswap-sim,
+/// zswap-kernel or zram-kernel); 2 an error (usage, input, I/O, a refused output); 130
 /// interrupted.
 #[derive(Parser)]
 #[command(name = "cannery", version = cli::version::VERSION, long_version = cli::version::LONG_VERSION, about, long_about, propagate_version = true)]
@@ -65,6 +65,8 @@ enum Command {
     ZswapSim(cli::zswap_sim::ZswapSimArgs),
     /// Measure the running kernel's zswap on a corpus (needs root), beside the simulator.
     ZswapKernel(cli::zswap_kernel::ZswapKernelArgs),
+    /// Measure the running kernel's zram on a corpus (needs root): each compressor, with and without the workload's dictionary.
+    ZramKernel(cli::zram_kernel::ZramKernelArgs),
     /// Undo what a killed machine-changing run left (swap files, zswap settings, cgroups, zram devices), from its journal.
     Restore(cli::restore::RestoreArgs),
     /// Per-page speed and ratio of every mode and peer compressor on a corpus (markdown or JSON).
@@ -98,6 +100,7 @@ fn main() {
         Command::Fuzz(args) => cli::fuzz::run(args),
         Command::ZswapSim(args) => cli::zswap_sim::zswap_sim(args),
         Command::ZswapKernel(args) => cli::zswap_kernel::run(args),
+        Command::ZramKernel(args) => cli::zram_kernel::run(args),
         Command::Restore(args) => cli::restore::run(args),
         Command::Completions(args) => cli::version::completions::<Cli>(args),
         Command::Man(args) => cli::version::man::<Cli>(args),

@@ -34,6 +34,7 @@ from cannery._native import (
     train,
     train_from_histogram,
     train_with_report,
+    train_dictionaries,
 )
 from cannery._tabular import cross_evaluate, evaluate
 
@@ -64,6 +65,7 @@ __all__ = [
     "train",
     "train_from_histogram",
     "train_with_report",
+    "train_dictionaries",
     "cross_evaluate",
     "evaluate",
 ]

@@ -40,6 +40,7 @@ __all__ = [
     "Histogram",
     "train",
     "train_with_report",
+    "train_dictionaries",
     "train_from_histogram",
     "_evaluate",
     "_cross_evaluate",
@@ -458,6 +459,20 @@ def train_with_report(
     results per workload and mode, fleet totals, the cross-workload matrix,
     refinement steps, smoothing comparison, targets met or missed) in the
     `cannery train --json` shape. Same arguments and defaults as `train`.
+    """
+def train_dictionaries(
+    corpus: _Corpus,
+    *,
+    test_fraction: float = 0.2,
+    seed: int = 0,
+    progress: _Progress | None = None,
+) -> dict[str, bytes]:
+    """The dictionaries `cannery train` writes (`NAME.dict`, `fleet.dict`), by
+    workload name plus `"fleet"`, as bytes: zstd's trainer on the same
+    training pages (the same `test_fraction` and `seed` split) as `train`'s
+    tables, at most 32 KiB each, in the form zram's `algorithm_params
+    dict=` and `zstd -D` load (and the `zstd-1-dict` and `lz4-dict` peers
+    use). A workload zstd's trainer cannot learn from has none.
     """
 def train_from_histogram(
     histogram: Histogram,

@@ -35,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<histogram::PyHistogram>()?;
     m.add_function(wrap_pyfunction!(train::train, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_with_report, m)?)?;
+    m.add_function(wrap_pyfunction!(train::train_dictionaries, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_from_histogram, m)?)?;
     m.add_function(wrap_pyfunction!(train::_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(train::_cross_evaluate, m)?)?;

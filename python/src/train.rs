@@ -60,6 +60,14 @@ fn json_to_py<'py>(py: Python<'py>, v: &impl serde::Serialize) -> PyResult<Bound
     py.import("json")?.call_method1("loads", (text,))
 }
 
+/// What [`run_training`] gives: the tables by name, the report, and the
+/// dictionaries (with `dictionaries`).
+type Trained<'py> = (
+    Bound<'py, PyDict>,
+    cannery_trainer::report::TrainReport,
+    Vec<(String, Vec<u8>)>,
+);
+
 #[allow(clippy::too_many_arguments)]
 fn run_training<'py>(
     py: Python<'py>,
@@ -74,7 +82,8 @@ fn run_training<'py>(
     all_distances: bool,
     eval_pages: Option<u64>,
     progress: Option<PyObject>,
-) -> PyResult<(Bound<'py, PyDict>, cannery_trainer::report::TrainReport)> {
+    dictionaries: bool,
+) -> PyResult<Trained<'py>> {
     let topts = TrainOptions {
         parse: parse_model(parse)?,
         table: table_options(smoothing, qpl_compatible, all_distances)?,
@@ -97,6 +106,7 @@ fn run_training<'py>(
         peers,
         eval_pages,
         target_matrix: false,
+        dictionaries,
     };
     let mut bar = Progress::new(
         progress,
@@ -106,6 +116,7 @@ fn run_training<'py>(
         .allow_threads(|| train_corpus(&workloads, &opts, &mut |p| bar.step(&p.to_string())))
         .map_err(train_error)?;
     bar.finish()?;
+    let dicts = out.dictionaries;
     let d = PyDict::new(py);
     for t in out
         .workload_tables
@@ -116,7 +127,7 @@ fn run_training<'py>(
         let name = t.name.clone().unwrap_or_else(|| t.id());
         d.set_item(name, PyTable::new(t))?;
     }
-    Ok((d, out.report))
+    Ok((d, out.report, dicts))
 }
 
 /// Trains one table per workload of `corpus` plus a `"fleet"` table over
@@ -159,7 +170,7 @@ pub fn train<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     // The tables do not depend on `peers` (the report does, and is dropped).
     let _ = peers;
-    let (d, _) = run_training(
+    let (d, _, _) = run_training(
         py,
         corpus,
         test_fraction,
@@ -172,7 +183,46 @@ pub fn train<'py>(
         all_distances,
         eval_pages,
         progress,
+        false,
     )?;
+    Ok(d)
+}
+
+/// The dictionaries `cannery train` writes (`NAME.dict`, `fleet.dict`), by
+/// workload name plus `"fleet"`, as bytes: zstd's trainer on the same
+/// training pages (the same `test_fraction` and `seed` split) as `train`'s
+/// tables, at most 32 KiB each, in the form zram's `algorithm_params
+/// dict=` and `zstd -D` load (and the `zstd-1-dict` and `lz4-dict` peers
+/// use). A workload zstd's trainer cannot learn from has none.
+#[pyfunction]
+#[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, progress=None),
+    text_signature = "(corpus, *, test_fraction=0.2, seed=0, progress=None)")]
+pub fn train_dictionaries<'py>(
+    py: Python<'py>,
+    corpus: &Bound<'py, PyAny>,
+    test_fraction: f64,
+    seed: u64,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (_, _, dicts) = run_training(
+        py,
+        corpus,
+        test_fraction,
+        seed,
+        "fast",
+        1,
+        false,
+        None,
+        false,
+        false,
+        Some(1),
+        progress,
+        true,
+    )?;
+    let d = PyDict::new(py);
+    for (name, bytes) in dicts {
+        d.set_item(name, pyo3::types::PyBytes::new(py, &bytes))?;
+    }
     Ok(d)
 }
 
@@ -201,7 +251,7 @@ pub fn train_with_report<'py>(
     eval_pages: Option<u64>,
     progress: Option<PyObject>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>)> {
-    let (d, report) = run_training(
+    let (d, report, _) = run_training(
         py,
         corpus,
         test_fraction,
@@ -214,6 +264,7 @@ pub fn train_with_report<'py>(
         all_distances,
         eval_pages,
         progress,
+        false,
     )?;
     Ok((d, json_to_py(py, &report)?))
 }

@@ -143,3 +143,17 @@ def test_train_and_evaluate_report_the_same_effective_ratio():
     assert fast["pages"] == w["test_pages"]
     assert fast["ratio"] == trained["ratio"]
     assert fast["effective_ratio"] == trained["effective_ratio"]
+
+
+def test_train_dictionaries_are_what_zram_and_zstd_load():
+    files = cannery.open_corpus(CORPUS)
+    dicts = cannery.train_dictionaries({"redis": files["redis"], "jvm": files["jvm-index"]})
+    assert set(dicts) == {"redis", "jvm", "fleet"}
+    for name, d in dicts.items():
+        assert isinstance(d, bytes)
+        # zstd's dictionary format, small enough for the kernel's lz4 backend.
+        assert d[:4] == bytes([0x37, 0xA4, 0x30, 0xEC]), name
+        assert 1024 < len(d) <= 32 * 1024, name
+    assert dicts["redis"] != dicts["jvm"]
+    # The same split and samples give the same dictionary.
+    assert cannery.train_dictionaries({"redis": files["redis"]})["redis"] == dicts["redis"]

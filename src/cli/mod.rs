@@ -15,6 +15,7 @@ pub mod table;
 pub mod train;
 pub mod validate;
 pub mod version;
+pub mod zram_kernel;
 pub mod zswap_kernel;
 pub mod zswap_sim;
 

@@ -20,7 +20,6 @@ use crate::mode_key::ModeKey;
 use crate::pages::{same_filled, PageSource, Part, Split};
 use crate::report::Workload;
 use crate::train::TableOptions;
-use cannery_codec::peer::PeerKind;
 
 /// How [`eval_corpus`] evaluates.
 #[derive(Clone, Copy, Debug)]
@@ -136,7 +135,7 @@ pub fn eval_spec<'a>(table: &'a Table, kernel: &'a Table, opts: &EvalOptions) ->
     spec.peers = if opts.peers {
         default_peers()
             .into_iter()
-            .filter(|p| !matches!(p, PeerKind::ZstdDict(_)))
+            .filter(|p| !p.needs_dictionary())
             .collect()
     } else {
         Vec::new()

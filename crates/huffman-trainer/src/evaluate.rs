@@ -129,7 +129,7 @@ pub struct EvalSpec<'a> {
     pub baselines: bool,
     /// Peer compressors.
     pub peers: Vec<PeerKind>,
-    /// Dictionary for [`PeerKind::ZstdDict`].
+    /// Dictionary for the peers that take one (`zstd-1-dict`, `lz4-dict`).
     pub dictionary: Option<&'a [u8]>,
     /// Decode every output of every codec and compare with the page.
     pub verify: bool,
@@ -173,7 +173,7 @@ impl<'a> EvalSpec<'a> {
             ]);
         }
         for p in &self.peers {
-            if !matches!(p, PeerKind::ZstdDict(_)) || self.dictionary.is_some() {
+            if !p.needs_dictionary() || self.dictionary.is_some() {
                 v.push(ModeKey::Peer(p.clone()));
             }
         }
@@ -189,6 +189,7 @@ pub fn default_peers() -> Vec<PeerKind> {
         PeerKind::Zstd(3),
         PeerKind::ZstdDict(1),
         PeerKind::Lz4,
+        PeerKind::Lz4Dict,
         PeerKind::Libdeflate(1),
         PeerKind::Libdeflate(6),
     ]
@@ -264,7 +265,7 @@ pub fn evaluate<S: PageSource + ?Sized>(
     let peers: Vec<PeerKind> = spec
         .peers
         .iter()
-        .filter(|p| !matches!(p, PeerKind::ZstdDict(_)) || spec.dictionary.is_some())
+        .filter(|p| !p.needs_dictionary() || spec.dictionary.is_some())
         .cloned()
         .collect();
     // Build one worker up front so configuration errors surface typed.

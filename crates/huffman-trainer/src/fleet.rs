@@ -27,7 +27,7 @@ use crate::mode_key::ModeKey;
 use crate::refine::{train_from_scan, RefineStep};
 use crate::report::{
     Chain, ClusterReport, CorpusOptions, CorpusTraining, CrossMatrix, FleetReport, Progress,
-    TrainReport, Workload, WorkloadReport, CLUSTER_SAMPLE_PAGES, DICTIONARY_SIZE, REPORT_FORMAT,
+    TrainReport, Workload, WorkloadReport, CLUSTER_SAMPLE_PAGES, REPORT_FORMAT,
 };
 use crate::scan::{scan, Scan, TrainOptions};
 use crate::train::{evaluate_smoothings, mark_excess, SmoothingResult};
@@ -47,7 +47,8 @@ pub fn train_corpus(
     let (fleet_scan, mut fleet, fleet_steps) =
         train_fleet_table(workloads, &scans, opts, &topts, progress)?;
     let clustering = train_clusters(&fleet_scan, opts, &topts, progress)?;
-    let dictionaries = train_dictionaries(&scans, opts);
+    let dictionaries = train_dictionaries(&scans, opts, topts.dictionary_size);
+    let dictionary_files = dictionary_files(&scans, &dictionaries, opts, topts.dictionary_size);
     let mut held_out = evaluate_held_out(
         workloads,
         &scans,
@@ -113,6 +114,7 @@ pub fn train_corpus(
         workload_tables,
         fleet_table: fleet,
         cluster_tables,
+        dictionaries: dictionary_files,
         report,
     })
 }
@@ -133,7 +135,7 @@ fn corpus_train_options(
     if opts.tables > 1 {
         topts.cluster_samples = CLUSTER_SAMPLE_PAGES / workloads.max(1);
     }
-    if !opts.peers {
+    if !opts.peers && !opts.dictionaries {
         topts.dictionary_samples = 0;
     } else {
         let share = crate::report::FLEET_DICTIONARY_SAMPLES / workloads.max(1);
@@ -250,19 +252,46 @@ fn train_clusters(
 
 /// Step 5: each workload's zstd dictionary (zstd's trainer is
 /// single-threaded, so all workloads train at once).
-fn train_dictionaries(scans: &[Scan], opts: &CorpusOptions) -> Vec<Option<Vec<u8>>> {
+fn train_dictionaries(scans: &[Scan], opts: &CorpusOptions, size: usize) -> Vec<Option<Vec<u8>>> {
     use rayon::prelude::*;
     scans
         .par_iter()
         .map(|s| {
-            if opts.peers && !s.dictionary_samples.is_empty() {
+            if (opts.peers || opts.dictionaries) && !s.dictionary_samples.is_empty() {
                 let refs: Vec<&[u8]> = s.dictionary_samples.iter().map(|p| &p[..]).collect();
-                train_zstd_dictionary(&refs, DICTIONARY_SIZE)
+                train_zstd_dictionary(&refs, size)
             } else {
                 None
             }
         })
         .collect()
+}
+
+/// The dictionaries `train` writes: each workload's (where zstd's trainer
+/// made one), then the fleet's, trained on every workload's samples (their
+/// per-workload share keeps the fleet's samples bounded).
+fn dictionary_files(
+    scans: &[Scan],
+    dictionaries: &[Option<Vec<u8>>],
+    opts: &CorpusOptions,
+    size: usize,
+) -> Vec<(String, Vec<u8>)> {
+    if !opts.dictionaries {
+        return Vec::new();
+    }
+    let mut out: Vec<(String, Vec<u8>)> = scans
+        .iter()
+        .zip(dictionaries)
+        .filter_map(|(s, d)| Some((s.name.clone(), d.clone()?)))
+        .collect();
+    let refs: Vec<&[u8]> = scans
+        .iter()
+        .flat_map(|s| s.dictionary_samples.iter().map(|p| &p[..]))
+        .collect();
+    if let Some(d) = train_zstd_dictionary(&refs, size) {
+        out.push(("fleet".into(), d));
+    }
+    out
 }
 
 /// What the held-out evaluation gives.

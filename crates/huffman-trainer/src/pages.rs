@@ -296,6 +296,54 @@ pub fn for_each_chunk<S: PageSource + ?Sized>(
     })
 }
 
+/// The pages of one part of a source, as a device sees them
+/// ([`select_part`]): the part's pages back to back, same-filled ones
+/// included, and how many zero pages stand for the same-filled pages the
+/// source counted without yielding, in these pages' share.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// The pages, back to back.
+    pub pages: Vec<u8>,
+    /// Zero pages to add for the source's uncounted same-filled pages.
+    pub zero_pages: u64,
+}
+
+/// The pages of `part` (`None`: every page) of `source` under `split`, at
+/// most `max_pages` of them, in stream order. A same-filled page falls in
+/// a part by its hash like any other (the scan leaves such pages out of
+/// both); the uncounted same-filled pages are attributed in the share of
+/// the other pages taken, rounded.
+pub fn select_part<S: PageSource + ?Sized>(
+    source: &S,
+    split: &Split,
+    part: Option<Part>,
+    max_pages: Option<usize>,
+) -> Result<Selection, TrainError> {
+    let mut out = Selection::default();
+    let (mut others, mut others_taken) = (0u64, 0u64);
+    for_each_chunk(source, |chunk| {
+        for p in chunk {
+            let same = same_filled(p).is_some();
+            others += u64::from(!same);
+            let full = max_pages.is_some_and(|m| out.pages.len() >= m * PAGE_SIZE);
+            let wanted = part.is_none_or(|want| match split.part(p) {
+                Part::Test => want == Part::Test,
+                _ => want == Part::Train,
+            });
+            if wanted && !full {
+                out.pages.extend_from_slice(p);
+                others_taken += u64::from(!same);
+            }
+        }
+        Ok(())
+    })?;
+    if others > 0 {
+        let share = source.uncounted_same_filled() as f64 * others_taken as f64 / others as f64;
+        out.zero_pages = share.round() as u64;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,6 +405,52 @@ mod tests {
         assert!(Split::new(f64::NAN, 0).is_err());
         let none = Split::new(0.0, 0).unwrap();
         assert!((0..1000u32).all(|i| none.part(&i.to_le_bytes()) != Part::Test));
+    }
+
+    #[test]
+    fn select_part_takes_what_the_scan_holds_out() {
+        struct Counted(Vec<Vec<u8>>);
+        impl PageSource for Counted {
+            fn stream(&self) -> Result<PageStream<'_>, SourceError> {
+                self.0.stream()
+            }
+            fn uncounted_same_filled(&self) -> u64 {
+                100
+            }
+        }
+        let mut pages: Vec<Vec<u8>> = (0..400u32)
+            .map(|i| {
+                let mut p = vec![0u8; PAGE_SIZE];
+                p[..4].copy_from_slice(&(i + 1).to_le_bytes());
+                p
+            })
+            .collect();
+        pages.push(vec![0u8; PAGE_SIZE]);
+        pages.push(vec![7u8; PAGE_SIZE]);
+        let split = Split::default();
+        let src = Counted(pages.clone());
+        let test = select_part(&src, &split, Some(Part::Test), None).unwrap();
+        let expect: Vec<u8> = pages
+            .iter()
+            .filter(|p| split.part(p) == Part::Test)
+            .flatten()
+            .copied()
+            .collect();
+        assert_eq!(test.pages, expect);
+        let others = (expect.len() / PAGE_SIZE) as u64
+            - [&pages[400], &pages[401]]
+                .iter()
+                .filter(|p| split.part(p) == Part::Test)
+                .count() as u64;
+        assert_eq!(
+            test.zero_pages,
+            (100.0 * others as f64 / 400.0).round() as u64
+        );
+        let train = select_part(&src, &split, Some(Part::Train), None).unwrap();
+        assert_eq!(train.pages.len() + test.pages.len(), 402 * PAGE_SIZE);
+        let all = select_part(&src, &split, None, Some(10)).unwrap();
+        assert_eq!(all.pages, pages[..10].concat());
+        assert_eq!(all.zero_pages, 3, "100 × 10 / 400, rounded");
     }
 
     #[test]

@@ -38,6 +38,7 @@ fn order() -> Vec<ModeKey> {
         ModeKey::Peer(PeerKind::Zstd(3)),
         ModeKey::Peer(PeerKind::ZstdDict(1)),
         ModeKey::Peer(PeerKind::Lz4),
+        ModeKey::Peer(PeerKind::Lz4Dict),
         ModeKey::Peer(PeerKind::Libdeflate(1)),
         ModeKey::Peer(PeerKind::Libdeflate(6)),
     ]

@@ -31,6 +31,9 @@ pub struct TrainOptions {
     /// default, 1024 pages (4 MiB), is over 100 times the 32 KiB dictionary,
     /// zstd's own sizing advice.
     pub dictionary_samples: usize,
+    /// Largest dictionary zstd's trainer makes, bytes (at most 64 KiB:
+    /// the kernel's lz4 backend loads no more).
+    pub dictionary_size: usize,
     /// Training pages whose symbol counts are kept for clustering (0: none).
     pub cluster_samples: usize,
 }
@@ -43,6 +46,7 @@ impl Default for TrainOptions {
             split: Split::default(),
             max_refinements: 4,
             dictionary_samples: 1024,
+            dictionary_size: crate::report::DICTIONARY_SIZE,
             cluster_samples: 0,
         }
     }

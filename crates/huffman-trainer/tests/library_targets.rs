@@ -37,6 +37,7 @@ fn train(model: ParseModel) -> Result<cannery_trainer::report::TrainReport, Stri
         // below what a sample can resolve.
         eval_pages: None,
         target_matrix: false,
+        dictionaries: false,
     };
     train_corpus(&corpus.workloads(), &opts, &mut |_| {})
         .map(|t| t.report)

@@ -9,6 +9,8 @@
 //! - [`reclaim`]: the reclaim step (v1 limit stepping, v2 `memory.reclaim`).
 //! - [`setup`]: shared preflight needs and `--setup` (swap file, zswap).
 //! - [`zswap`]: zswap's parameters and debugfs counters, `/proc/crypto`.
+//! - [`zram`]: a zram device's sysfs files (`comp_algorithm`, `mm_stat`)
+//!   and O_DIRECT page I/O on `/dev/zramN`.
 //! - [`guard`]: [`Restore`] and [`restore_stale`].
 //! - [`journal`]: the record under `/run/cannery` (and its copy under
 //!   `/var/lib/cannery`, which names swap files across a reboot).
@@ -22,10 +24,12 @@ pub mod journal;
 pub mod reclaim;
 pub mod setup;
 pub mod system;
+pub mod zram;
 pub mod zswap;
 
 pub use guard::{restore_stale, Restore, Restored};
 pub use journal::{Change, JournalError, Record};
 pub use setup::{render_needs, Need};
 pub use system::{parse_swaps, SwapArea, System};
+pub use zram::{parse_comp_algorithm, parse_mm_stat, MmStat, PageIo};
 pub use zswap::{Counters, PAGE_CLUSTER, PARAMETERS};

@@ -58,6 +58,7 @@ pub mod kernel;
 pub mod replay;
 pub mod report;
 pub mod sweep;
+pub mod zram_kernel;
 pub mod zsmalloc;
 
 pub use corpus::ReplayCorpus;

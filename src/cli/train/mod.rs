@@ -102,6 +102,16 @@ pub struct TrainArgs {
     /// Skip the peer compressors (zstd, lz4, libdeflate) in the report.
     #[arg(long)]
     no_peers: bool,
+    /// Write no dictionaries (by default `NAME.dict` per workload and
+    /// `fleet.dict`: zstd's trainer on the training pages, at most 32 KiB,
+    /// for zram's `algorithm_params dict=` and `zstd -D`).
+    #[arg(long)]
+    no_dicts: bool,
+    /// Largest dictionary, bytes (zstd's trainer; at most 65536, the most
+    /// the kernel's lz4 backend loads).
+    #[arg(long, default_value_t = cannery_trainer::report::DICTIONARY_SIZE as u32,
+        value_parser = clap::value_parser!(u32).range(1024..=65536))]
+    dict_size: u32,
     /// Held-out pages evaluated per workload at most; a larger test part
     /// is sampled by page hash (deterministic). Over 5 workloads, 5000
     /// pages are shared out (at least 100 each). 0 evaluates them all.
@@ -206,6 +216,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             .unwrap_or_else(|| ParseModel::from_level(args.level)),
         table: args.table.options(),
         split,
+        dictionary_size: args.dict_size as usize,
         ..TrainOptions::default()
     };
     if !args.histograms.is_empty() {
@@ -221,7 +232,30 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let files = cannery_trainer::report::table_file_names(&names, clusters);
     let existing = Existing::replace_if(args.force);
     let planned: Vec<PathBuf> = files.iter().map(|f| args.out.join(f)).collect();
-    output::check_outputs(&planned, existing)?;
+    // Dictionaries beside the workload and fleet tables.
+    let dict_paths: Vec<(String, PathBuf)> = if args.no_dicts {
+        Vec::new()
+    } else {
+        names
+            .iter()
+            .cloned()
+            .chain(std::iter::once("fleet".to_string()))
+            .zip(&files)
+            .map(|(n, f)| {
+                (
+                    n,
+                    args.out
+                        .join(cannery_trainer::report::dictionary_file_name(f)),
+                )
+            })
+            .collect()
+    };
+    let every: Vec<PathBuf> = planned
+        .iter()
+        .chain(dict_paths.iter().map(|(_, p)| p))
+        .cloned()
+        .collect();
+    output::check_outputs(&every, existing)?;
     let opts = CorpusOptions {
         corpus: corpus.name.clone(),
         train: topts,
@@ -229,6 +263,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         peers: !args.no_peers,
         eval_pages: (args.eval_pages > 0).then_some(args.eval_pages),
         target_matrix: args.target_matrix,
+        dictionaries: !args.no_dicts,
     };
     let started = std::time::Instant::now();
     let out = train_corpus(
@@ -274,6 +309,14 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     for (i, t) in out.cluster_tables.iter().enumerate() {
         tables.push((planned[names.len() + 1 + i].clone(), stamped(t)));
     }
+    for (name, path) in &dict_paths {
+        match out.dictionaries.iter().find(|(n, _)| n == name) {
+            Some((_, d)) => tables.push((path.clone(), d.clone())),
+            None => crate::cli::out::warn(format!(
+                "no dictionary for {name}: zstd's trainer found too little to learn from"
+            )),
+        }
+    }
     output::create_parent_dir(&planned[0])?;
     output::write_files(&tables, existing)?;
     let written: Vec<String> = tables
@@ -289,7 +332,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         print!("{}", cannery_trainer::render::train_report(&out.report));
     }
     crate::cli::out::status(format!(
-        "wrote {} tables ({}) in {:.1} s",
+        "wrote {} tables and dictionaries ({}) in {:.1} s",
         written.len(),
         written.join(", "),
         elapsed.as_secs_f64()

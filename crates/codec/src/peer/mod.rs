@@ -18,6 +18,7 @@
 
 pub mod deflate;
 pub mod kernel;
+pub mod lz4_dict;
 
 use std::fmt;
 
@@ -37,6 +38,9 @@ pub enum PeerKind {
     Lz4Flex,
     /// liblz4 block format (the C library).
     Lz4,
+    /// liblz4 with a dictionary as zram's lz4 backend uses it
+    /// ([`lz4_dict`]), acceleration 1 (the kernel's default level).
+    Lz4Dict,
     /// libdeflate raw deflate at a level (1..=12).
     Libdeflate(i32),
     /// zlib raw deflate through flate2 at a level (0..=9).
@@ -57,6 +61,7 @@ impl fmt::Display for PeerKind {
             PeerKind::ZstdDict(l) => write!(f, "zstd-{l}-dict"),
             PeerKind::Lz4Flex => write!(f, "lz4-flex"),
             PeerKind::Lz4 => write!(f, "lz4"),
+            PeerKind::Lz4Dict => write!(f, "lz4-dict"),
             PeerKind::Libdeflate(l) => write!(f, "libdeflate-{l}"),
             PeerKind::Zlib(l) => write!(f, "zlib-{l}"),
             PeerKind::Miniz(l) => write!(f, "miniz-{l}"),
@@ -90,6 +95,7 @@ enum Engine {
     },
     Lz4Flex,
     Lz4,
+    Lz4Dict(lz4_dict::Lz4Dict),
     Libdeflate(deflate::Libdeflate),
     Zlib(u32),
     Miniz(u8),
@@ -128,11 +134,18 @@ fn inflate_err(kind: &PeerKind, e: InflateFailure) -> PeerError {
     )
 }
 
+impl PeerKind {
+    /// True for the peers that need a dictionary (`zstd-N-dict`, `lz4-dict`).
+    pub fn needs_dictionary(&self) -> bool {
+        matches!(self, PeerKind::ZstdDict(_) | PeerKind::Lz4Dict)
+    }
+}
+
 impl std::str::FromStr for PeerKind {
     type Err = String;
 
     /// The report name back to the peer: `zstd-1`, `zstd-1-dict`,
-    /// `lz4-flex`, `lz4`, `libdeflate-6`, `zlib-6`, `miniz-1`.
+    /// `lz4-flex`, `lz4`, `lz4-dict`, `libdeflate-6`, `zlib-6`, `miniz-1`.
     fn from_str(s: &str) -> Result<PeerKind, String> {
         let bad = || format!("unknown peer compressor {s:?}");
         let level = |l: &str| l.parse::<i64>().map_err(|_| bad());
@@ -145,6 +158,7 @@ impl std::str::FromStr for PeerKind {
         let kind = match s.split_once('-') {
             None if s == "lz4" => PeerKind::Lz4,
             Some(("lz4", "flex")) => PeerKind::Lz4Flex,
+            Some(("lz4", "dict")) => PeerKind::Lz4Dict,
             Some(("zstd", l)) => PeerKind::Zstd(level(l)? as i32),
             Some(("libdeflate", l)) => PeerKind::Libdeflate(level(l)? as i32),
             Some(("zlib", l)) => PeerKind::Zlib(u32::try_from(level(l)?).map_err(|_| bad())?),
@@ -162,7 +176,8 @@ impl std::str::FromStr for PeerKind {
 }
 
 impl Peer {
-    /// A peer; `dictionary` is used by [`PeerKind::ZstdDict`] only.
+    /// A peer; `dictionary` is used by the peers that take one
+    /// ([`PeerKind::needs_dictionary`]).
     pub fn new(kind: PeerKind, dictionary: Option<&[u8]>) -> Result<Peer, PeerError> {
         let engine = match &kind {
             PeerKind::Zstd(l) => Engine::Zstd {
@@ -181,6 +196,11 @@ impl Peer {
             }
             PeerKind::Lz4Flex => Engine::Lz4Flex,
             PeerKind::Lz4 => Engine::Lz4,
+            PeerKind::Lz4Dict => {
+                let dict =
+                    dictionary.ok_or_else(|| PeerError::NeedsDictionary(kind.to_string()))?;
+                Engine::Lz4Dict(lz4_dict::Lz4Dict::new(dict, 1).map_err(|e| lib_err(&kind, e))?)
+            }
             PeerKind::Libdeflate(l) => {
                 Engine::Libdeflate(deflate::Libdeflate::new(*l).map_err(|e| lib_err(&kind, e))?)
             }
@@ -226,6 +246,7 @@ impl Peer {
             Engine::Lz4 => {
                 *out = lz4::block::compress(page, None, false).map_err(|e| lib_err(kind, e))?;
             }
+            Engine::Lz4Dict(c) => c.compress(page, out).map_err(|e| lib_err(kind, e))?,
             Engine::Libdeflate(c) => c.deflate(page, out).map_err(|e| lib_err(kind, e))?,
             Engine::Zlib(l) => {
                 deflate::zlib_deflate(*l, page, out).map_err(|e| lib_err(kind, e))?
@@ -261,6 +282,7 @@ impl Peer {
                 out[..v.len()].copy_from_slice(&v);
                 Ok(v.len())
             }
+            Engine::Lz4Dict(d) => d.decompress(data, out).map_err(|e| lib_err(kind, e)),
             Engine::Libdeflate(d) => d.inflate(data, out).map_err(|e| inflate_err(kind, e)),
             Engine::Zlib(_) => deflate::zlib_inflate(data, out).map_err(|e| inflate_err(kind, e)),
             Engine::Miniz(_) => deflate::miniz_inflate(data, out).map_err(|e| inflate_err(kind, e)),
@@ -338,6 +360,7 @@ mod tests {
         for kind in kinds
             .into_iter()
             .chain(dict.as_ref().map(|_| PeerKind::ZstdDict(1)))
+            .chain(dict.as_ref().map(|_| PeerKind::Lz4Dict))
         {
             let mut p = Peer::new(kind.clone(), dict.as_deref()).unwrap();
             let mut out = Vec::new();
@@ -388,6 +411,7 @@ mod tests {
             PeerKind::ZstdDict(3),
             PeerKind::Lz4Flex,
             PeerKind::Lz4,
+            PeerKind::Lz4Dict,
             PeerKind::Libdeflate(12),
             PeerKind::Zlib(9),
             PeerKind::Miniz(10),

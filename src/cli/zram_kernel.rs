@@ -1,0 +1,244 @@
+//! `cannery zram-kernel`: measures the running kernel's zram on a corpus's
+//! held-out pages (the split `train` uses), each workload under each
+//! compressor, with and without its dictionary from a `train` output. The
+//! engine is `cannery_zswap::zram_kernel`; this file parses arguments,
+//! selects each workload's pages, wires SIGINT/SIGTERM to a clean stop (the
+//! device is removed) and prints the report as text, markdown or JSON.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use cannery_capture::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
+use cannery_capture::interrupt;
+use cannery_codec::tabular::Style;
+use cannery_machine::System;
+use cannery_trainer::corpus::CorpusSource;
+use cannery_trainer::pages::{select_part, Part};
+use cannery_trainer::report::{dictionary_file_name, table_file_names};
+use cannery_trainer::Split;
+use cannery_zswap::zram_kernel::{
+    compare, run_session, ZramError, ZramOptions, ZramWorkload, LZ4_DICT_MAX,
+};
+use clap::Args;
+
+use super::Output;
+
+/// Arguments of `cannery zram-kernel`.
+#[derive(Args, Debug)]
+pub struct ZramKernelArgs {
+    /// Corpus: a name under corpora/ or a path (each workload is measured
+    /// on its own).
+    #[arg(long)]
+    corpus: String,
+    /// zram compressors to measure, in order [default: every one the
+    /// kernel's zram offers].
+    #[arg(long, num_args = 1..)]
+    compressor: Vec<String>,
+    /// A `cannery train` output directory: each workload is also measured
+    /// with its dictionary (`NAME.dict`) under lz4, lz4hc and zstd.
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// `level=` for zram's algorithm_params (lz4's acceleration, zstd's level).
+    #[arg(long, allow_negative_numbers = true)]
+    level: Option<i32>,
+    /// Which pages: test (the held-out part of `train`'s split, so a
+    /// dictionary is never scored on its own training pages) or all.
+    #[arg(long, default_value = "test", value_parser = ["test", "all"])]
+    part: String,
+    /// Share of pages held out (as given to `train`).
+    #[arg(long, default_value_t = 0.2)]
+    test_fraction: f64,
+    /// Seed of the split (as given to `train`).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// At most this many pages of each workload.
+    #[arg(long)]
+    max_pages: Option<usize>,
+    /// Also print one comparison per workload on the same pages: the
+    /// kernel's zram beside canned deflate (the workload's table from
+    /// --tables at the fast and default parses, kernel-2024) and zstd -1
+    /// with and without the dictionary, through zram's accounting.
+    #[arg(long)]
+    compare: bool,
+    /// A saved `cannery zswap-kernel --json` report whose kernel zswap
+    /// rows join the comparison (its own pages: every page, or its
+    /// --max-pages). Without it, --compare measures zswap (deflate, lzo)
+    /// on the same pages when the machine is ready for `zswap-kernel`
+    /// without --setup, and says why not otherwise.
+    #[arg(long, requires = "compare")]
+    zswap_report: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long, conflicts_with = "markdown")]
+    json: bool,
+    /// Print the report as markdown tables (as in BENCHMARKS.md).
+    #[arg(long)]
+    markdown: bool,
+    /// Write the report here instead of standard output (`-`).
+    #[arg(short = 'o', long = "out", default_value = "-")]
+    out: PathBuf,
+    /// Replace an existing output file.
+    #[arg(short, long)]
+    force: bool,
+}
+
+/// The `--compare` rows: each workload's table (`files`, in the order of
+/// `workloads`) and dictionary from `--tables`, and the saved zswap report.
+fn comparison(
+    args: &ZramKernelArgs,
+    files: &[String],
+    workloads: &[ZramWorkload],
+    measured: &[cannery_zswap::zram_kernel::ZramRow],
+) -> anyhow::Result<Vec<compare::CompareRow>> {
+    let mut tables = Vec::new();
+    let mut dicts = Vec::new();
+    for (w, file) in workloads.iter().zip(files) {
+        tables.push(match &args.tables {
+            Some(d) => Some(super::load_table(&d.join(file).display().to_string())?),
+            None => None,
+        });
+        dicts.push(match &w.dictionary {
+            Some(d) => Some(read_limited(d, LZ4_DICT_MAX, "dictionary")?),
+            None => None,
+        });
+    }
+    let inputs: Vec<compare::CompareInputs<'_>> = workloads
+        .iter()
+        .zip(&tables)
+        .zip(&dicts)
+        .map(|((w, t), d)| compare::CompareInputs {
+            workload: w,
+            table: t.as_ref(),
+            dictionary: d.as_deref(),
+        })
+        .collect();
+    let zswap = match &args.zswap_report {
+        Some(p) => Some(read_text_limited(
+            p,
+            SMALL_FILE_LIMIT,
+            "zswap-kernel report",
+        )?),
+        None => None,
+    };
+    let mut rows =
+        compare::compare(measured, &inputs, zswap.as_deref()).map_err(anyhow::Error::msg)?;
+    if zswap.is_none() {
+        let handlers = interrupt::install();
+        let measured = compare::measure_zswap(
+            &System::default(),
+            &args.corpus,
+            workloads,
+            &interrupt::interrupted,
+            &mut |line| crate::cli::out::status(format!("zswap {line}")),
+        );
+        drop(handlers);
+        match measured {
+            Ok(z) => rows.extend(z),
+            Err(why) => crate::cli::out::warn(format!("kernel zswap not in the comparison: {why}")),
+        }
+    }
+    Ok(rows)
+}
+
+/// Runs `cannery zram-kernel`.
+pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
+    let corpus = CorpusSource::open(Path::new(&args.corpus))?;
+    let split = Split::new(args.test_fraction, args.seed)?;
+    let part = Part::selection(&args.part).map_err(anyhow::Error::msg)?;
+    let names: Vec<String> = corpus.workloads.iter().map(|w| w.0.clone()).collect();
+    let files = table_file_names(&names, 0);
+    let mut workloads = Vec::new();
+    let mut used_files = Vec::new();
+    for ((name, source), file) in corpus.workloads.iter().zip(&files) {
+        let sel = select_part(source, &split, part, args.max_pages)?;
+        let dictionary = args
+            .tables
+            .as_ref()
+            .map(|d| d.join(dictionary_file_name(file)));
+        if let Some(d) = dictionary.as_ref().filter(|d| !d.exists()) {
+            bail!(
+                "no dictionary {} for workload {name} (train with dictionaries: cannery train --corpus {} -o {})",
+                d.display(),
+                args.corpus,
+                args.tables.as_ref().map_or(String::new(), |t| t.display().to_string())
+            );
+        }
+        if sel.pages.is_empty() && sel.zero_pages == 0 {
+            crate::cli::out::warn(format!("workload {name}: no {} pages", args.part));
+            continue;
+        }
+        used_files.push(file.clone());
+        workloads.push(ZramWorkload {
+            name: name.clone(),
+            pages: sel.pages,
+            zero_pages: sel.zero_pages,
+            dictionary,
+        });
+    }
+    if workloads.is_empty() {
+        bail!("the corpus {} has no {} pages", args.corpus, args.part);
+    }
+    // Opened first, so an existing report is refused before the device is added.
+    let mut out = Output::open(&args.out, args.force, &[Path::new(&args.corpus)])?;
+    let opts = ZramOptions {
+        compressors: (!args.compressor.is_empty()).then(|| args.compressor.clone()),
+        level: args.level,
+    };
+    let handlers = interrupt::install();
+    let result = run_session(
+        &System::default(),
+        &corpus.name,
+        &args.part,
+        &workloads,
+        &opts,
+        &interrupt::interrupted,
+        &mut |line| crate::cli::out::status(line),
+    );
+    drop(handlers);
+    if let Err(ZramError::Interrupted) = result {
+        // The device is already removed (the guard ran on the way out).
+        eprintln!("cannery: interrupted; the zram device was removed");
+        std::process::exit(130);
+    }
+    let report = result?;
+    let compared = if args.compare {
+        Some(comparison(&args, &used_files, &workloads, &report.rows)?)
+    } else {
+        None
+    };
+    if args.json {
+        let mut v = serde_json::to_value(&report)?;
+        if let Some(c) = &compared {
+            v["compare"] = serde_json::to_value(c)?;
+        }
+        serde_json::to_writer_pretty(&mut out, &v)?;
+        writeln!(out)?;
+    } else {
+        let style = if args.markdown {
+            write!(out, "{}", report.render_markdown())?;
+            Style::Markdown
+        } else {
+            write!(out, "{report}")?;
+            Style::Text
+        };
+        if let Some(c) = &compared {
+            writeln!(
+                out,
+                "\none comparison on the same pages (simulated and software rows through zram's accounting; \
+                 kernel zswap rows: the same pages but the added zero pages, or a saved report's own):\n"
+            )?;
+            write!(out, "{}", compare::render(c, style))?;
+        }
+    }
+    out.finish()?;
+    if !report.restore_failures.is_empty() {
+        bail!("the zram device could not be removed (see the report; `cannery restore` retries)");
+    }
+    let bad = report.mismatches();
+    if bad > 0 {
+        return Err(super::finding(format!(
+            "{bad} pages came back from zram different from what was written"
+        )));
+    }
+    Ok(())
+}
