@@ -176,7 +176,19 @@ pub fn measure_zswap(
     let largest = workloads.iter().map(|w| w.pages.len() / PAGE_SIZE).max();
     let needs = preflight(system, false, largest.unwrap_or(0));
     if !needs.is_empty() {
-        return Err(render_needs(&needs));
+        // zram-kernel has no --setup: name the way it does have.
+        let text = render_needs(&needs)
+            .replace("   (or pass --setup, which undoes it afterwards)", "")
+            .replace("   (or pass --setup, which unmounts it afterwards)", "")
+            .replace(
+                "\n      (or pass --setup, which makes a temporary swap file and removes it afterwards)",
+                "",
+            );
+        return Err(format!(
+            "{text}\n  or measure zswap on its own (`cannery zswap-kernel --setup --corpus C \
+             --json -o zswap.json`: every page of C, or its --max-pages) and pass \
+             --zswap-report zswap.json"
+        ));
     }
     let opts = SessionOptions {
         compressors: vec!["deflate".into(), "lzo".into()],
