@@ -44,6 +44,7 @@ fn header_bytes_then_canned_body_bytes_inflate_with_zlib() {
             "--corpus",
             "fleet-snapshots",
             "--no-peers",
+            "--no-dicts",
             "--eval-pages",
             "20",
         ])

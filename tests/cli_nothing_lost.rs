@@ -130,8 +130,10 @@ fn train_checks_its_outputs_first_and_never_writes_two_tables_to_one_file() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    // Three workload tables and the fleet table: four distinct files.
-    assert_eq!(files.len(), 4, "{files:?}");
+    // Three workload tables and the fleet table, each with its zram
+    // dictionary: eight distinct files.
+    assert_eq!(files.len(), 8, "{files:?}");
+    assert!(files.contains(&"fleet.dict".to_string()), "{files:?}");
     assert!(files.contains(&"fleet.table.json".to_string()), "{files:?}");
     let fleet_before = std::fs::read(out.join("fleet.table.json")).unwrap();
     // Again without --force: refused before training, nothing touched.

@@ -204,11 +204,11 @@ impl IsalTables {
                 self.aligned_header_bits
             ),
             "igzip writes this header into every stream and carries the".into(),
-            "partial byte (deflate_hdr_extra_bits), so alignment would only cost".into(),
-            format!(
-                "{} bits per stream.",
-                self.aligned_header_bits.saturating_sub(bits)
-            ),
+            "partial byte (deflate_hdr_extra_bits), so aligning it would add".into(),
+            match self.aligned_header_bits.saturating_sub(bits) {
+                1 => "1 bit to every stream.".to_string(),
+                n => format!("{n} bits to every stream."),
+            },
         ]
     }
 }
