@@ -65,9 +65,9 @@ pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
         TableCommand::Show { table, json } => {
             let s = TableSummary::of(&load_table(&table)?);
             if json {
-                println!("{}", serde_json::to_string_pretty(&s)?);
+                outln!("{}", serde_json::to_string_pretty(&s)?)?;
             } else {
-                print!("{}", s.render_text());
+                out!("{}", s.render_text())?;
             }
             Ok(())
         }

@@ -260,8 +260,9 @@ impl ScanReport {
     }
 }
 
-/// Scan a file or, recursively, a directory (skipping hidden entries such
-/// as `.git`). Snapshots and `.pages` files are scanned page by page after
+/// Scan a file or, recursively, a directory (skipping hidden and partial
+/// entries such as `.git`, by the rule of every corpus reader,
+/// [`crate::corpus::is_skipped_name`]). Snapshots and `.pages` files are scanned page by page after
 /// decoding; other files as raw bytes. The report counts what was scanned,
 /// so a caller can tell "clean" from "there was no corpus here".
 pub fn scan_path(path: &std::path::Path) -> crate::Result<ScanReport> {
@@ -274,17 +275,8 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
     use crate::error::Error;
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot scan", e))?;
     if meta.is_dir() {
-        let rd = std::fs::read_dir(path).map_err(|e| Error::io(path, "cannot list", e))?;
-        let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for p in entries {
-            let hidden = p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with('.'));
-            if !hidden {
-                scan_into(&p, report)?;
-            }
+        for p in crate::corpus::read_dir_sorted(path)? {
+            scan_into(&p, report)?;
         }
         return Ok(());
     }
@@ -321,7 +313,7 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
     use std::io::Read;
     const CHUNK: usize = 1 << 20;
     const OVERLAP: usize = 256;
-    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    let mut file = crate::input::open_input(path, "cannot open")?;
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + OVERLAP);
     let mut base = 0u64;
     loop {

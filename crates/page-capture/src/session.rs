@@ -19,7 +19,7 @@ use crate::output::Existing;
 use crate::snapshot::writer::SnapshotWriter;
 use crate::snapshot::{Metadata, SamplingParams, SnapshotHeader};
 use crate::target::Target;
-use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -430,9 +430,26 @@ pub fn run_workload(
     if let Some(dir) = &spec.cwd {
         cmd.current_dir(dir);
     }
+    if let Some(dir) = &spec.cwd {
+        if !dir.is_dir() {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!("--cwd {}: no such directory", dir.display()),
+            ));
+        }
+    }
+    let meta = base_metadata(label.unwrap_or(&command_name), &command_name, opts, sched);
+    let writer = SnapshotWriter::create(out, meta, level, existing)?;
+    // The log is opened last, once nothing can refuse the capture: for
+    // appending (an existing log is never truncated), 0600 when new.
     match &spec.log {
         Some(log) => {
-            let f = File::create(log).map_err(|e| Error::io(log, "cannot create", e))?;
+            let f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o600)
+                .open(log)
+                .map_err(|e| Error::io(log, "cannot open log", e))?;
             let f2 = f
                 .try_clone()
                 .map_err(|e| Error::io(log, "cannot create", e))?;
@@ -446,8 +463,6 @@ pub fn run_workload(
             }
         }
     }
-    let meta = base_metadata(label.unwrap_or(&command_name), &command_name, opts, sched);
-    let writer = SnapshotWriter::create(out, meta, level, existing)?;
     let mut child = cmd.spawn().map_err(|e| {
         Error::new(
             ErrorKind::Spawn,

@@ -284,9 +284,9 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         let mut v = serde_json::to_value(&out.report)?;
         v["tables_written"] = written.clone().into();
         v["seconds"] = ((elapsed.as_secs_f64() * 100.0).round() / 100.0).into();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        print!("{}", cannery_trainer::render::train_report(&out.report));
+        out!("{}", cannery_trainer::render::train_report(&out.report))?;
     }
     crate::cli::out::status(format!(
         "wrote {} tables ({}) in {:.1} s",

@@ -182,9 +182,47 @@ impl Corpus {
     }
 }
 
-fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
+/// Files every corpus reader skipped, by [`is_skipped_name`].
+static SKIPPED: std::sync::Mutex<std::collections::BTreeSet<PathBuf>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// The one rule of every corpus reader (`corpus info/export`, `train`,
+/// `stats`, `eval`, `scan-secrets`, the Python loaders): a hidden entry
+/// (`.name`, which includes the `.NAME.PID.N.partial` files of writers
+/// that were killed) or one whose name ends in `.partial` is not read.
+pub fn is_skipped_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.') || n.ends_with(".partial"))
+}
+
+/// Remembers a file skipped by the rule (see [`skipped_files`]).
+pub fn note_skipped(path: &Path) {
+    if path.is_file() {
+        let mut set = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+        set.insert(path.to_path_buf());
+    }
+}
+
+/// Every regular file this process's corpus readers skipped as hidden or
+/// partial, each once: callers say how many.
+pub fn skipped_files() -> Vec<PathBuf> {
+    let set = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+    set.iter().cloned().collect()
+}
+
+/// The entries of `dir`, sorted, without those [`is_skipped_name`] skips.
+pub fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, "cannot list", e))?;
-    let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    let mut v: Vec<PathBuf> = Vec::new();
+    for e in rd {
+        let p = e.map_err(|e| Error::io(dir, "cannot list", e))?.path();
+        if is_skipped_name(&p) {
+            note_skipped(&p);
+        } else {
+            v.push(p);
+        }
+    }
     v.sort();
     Ok(v)
 }
