@@ -227,11 +227,25 @@ pub fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(v)
 }
 
+/// The page files of `dir`: `.pages` files and snapshots. A file named as
+/// one (`.pages`, `.cansnap`) that cannot be opened is an error naming it,
+/// never a workload silently missing.
 fn page_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    Ok(read_dir_sorted(dir)?
-        .into_iter()
-        .filter(|p| p.is_file() && (is_raw_pages(p) || is_snapshot(p)))
-        .collect())
+    let mut files = Vec::new();
+    for p in read_dir_sorted(dir)? {
+        if !p.is_file() {
+            continue;
+        }
+        let named = is_raw_pages(&p)
+            || p.extension().and_then(|e| e.to_str()) == Some(crate::snapshot::EXTENSION);
+        if named {
+            std::fs::File::open(&p).map_err(|e| Error::io(&p, "cannot read", e))?;
+        }
+        if is_raw_pages(&p) || is_snapshot(&p) {
+            files.push(p);
+        }
+    }
+    Ok(files)
 }
 
 /// Streams every page of every file of a workload, file by file.
