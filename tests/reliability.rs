@@ -605,3 +605,63 @@ fn resource_cases_stay_under_the_ceilings() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     let _: PathBuf = d.to_path_buf();
 }
+
+/// Ctrl-C and SIGTERM while a writer's output is still partial: the one
+/// shared handler removes the partial file and the exit status says which
+/// signal (128 + its number). The input is a FIFO kept open, so the
+/// command is mid-write when the signal comes.
+#[test]
+fn interrupted_writers_leave_no_partial_file() {
+    let fx = fixtures();
+    let cases: &[(&[&str], i32)] = &[
+        (
+            &["compress", "--mode", "fixed", "--in", "fifo", "-o", "o.rec"],
+            libc::SIGINT,
+        ),
+        (
+            &["compress", "--mode", "fixed", "--in", "fifo", "-o", "o.rec"],
+            libc::SIGTERM,
+        ),
+    ];
+    for (args, sig) in cases {
+        let dir = case_dir(fx.path());
+        let d = dir.path();
+        assert!(Command::new("mkfifo")
+            .arg(d.join("fifo"))
+            .status()
+            .unwrap()
+            .success());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cannery"))
+            .args(*args)
+            .current_dir(d)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Feed a page's worth, keep the writing end open, wait for the
+        // partial file to appear.
+        let feed = "in.pages";
+        let mut w = std::fs::OpenOptions::new()
+            .write(true)
+            .open(d.join("fifo"))
+            .unwrap();
+        std::io::Write::write_all(&mut w, &std::fs::read(d.join(feed)).unwrap()[..8192]).unwrap();
+        let start = std::time::Instant::now();
+        while partials(d).is_empty() && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(
+            !partials(d).is_empty(),
+            "{args:?}: no partial file while writing"
+        );
+        // SAFETY: kill has no memory-safety preconditions; the pid is our child's.
+        unsafe { libc::kill(child.id() as libc::pid_t, *sig) };
+        let status = child.wait().unwrap();
+        drop(w);
+        assert_eq!(status.code(), Some(128 + sig), "{args:?} signal {sig}");
+        assert!(partials(d).is_empty(), "{args:?}: left {:?}", partials(d));
+        assert!(
+            !d.join(args[args.len() - 1]).exists(),
+            "{args:?}: an output appeared"
+        );
+    }
+}
