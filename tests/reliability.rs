@@ -289,7 +289,8 @@ fn check_cell(row: &Row, class: Class, want: i32, fx: &Path) -> Option<String> {
         }
         DevZeroInput => in_arg = "/dev/zero".into(),
         UnreadableInput => {
-            std::fs::set_permissions(d.join(&input), std::fs::Permissions::from_mode(0)).unwrap();
+            std::fs::set_permissions(d.join(&input), std::fs::Permissions::from_mode(0o000))
+                .unwrap();
             drop_root = true;
         }
         OutputIsInput | OutputIsInputHardLink => {

@@ -32,7 +32,7 @@ pub struct BenchArgs {
     #[arg(long)]
     table: Option<String>,
     /// Share of pages held out for measuring (the rest trains tables and dictionaries).
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
     test_fraction: f64,
     /// Seed of the train/test split.
     #[arg(long, default_value_t = 0)]

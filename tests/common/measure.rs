@@ -42,17 +42,18 @@ pub fn run(dir: &Path, args: &[String], stdout: Stdio, drop_root: bool) -> Run {
                 rlim_max: 4 << 30,
             };
             libc::setrlimit(libc::RLIMIT_AS, &mem);
-            if as_nobody {
-                if libc::setgroups(0, std::ptr::null()) != 0
+            if as_nobody
+                && (libc::setgroups(0, std::ptr::null()) != 0
                     || libc::setgid(65534) != 0
-                    || libc::setuid(65534) != 0
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
+                    || libc::setuid(65534) != 0)
+            {
+                return Err(std::io::Error::last_os_error());
             }
             Ok(())
         });
     }
+    // Waited for with wait4 below (for its rusage), not Child::wait.
+    #[allow(clippy::zombie_processes)]
     let mut child = cmd.spawn().expect("spawn cannery");
     let stderr = child.stderr.take().unwrap();
     let reader = std::thread::spawn(move || {

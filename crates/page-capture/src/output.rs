@@ -142,9 +142,10 @@ fn check_target(path: &Path, existing: Existing) -> Result<Target> {
     let ft = m.file_type();
     if ft.is_dir() {
         Err(invalid(path, "is a directory, not a file"))
-    } else if ft.is_char_device() || ft.is_fifo() {
-        Ok(Target::WriteThrough(target))
-    } else if ft.is_block_device() && existing == Existing::Replace {
+    } else if ft.is_char_device()
+        || ft.is_fifo()
+        || (ft.is_block_device() && existing == Existing::Replace)
+    {
         Ok(Target::WriteThrough(target))
     } else if !ft.is_file() && !ft.is_block_device() {
         Err(invalid(path, "not a regular file, device or FIFO"))

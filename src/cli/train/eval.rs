@@ -41,7 +41,7 @@ pub struct EvalArgs {
     #[arg(long, default_value = "all", value_parser = ["all", "test", "train"])]
     part: String,
     /// Share of pages held out (with --part).
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
     test_fraction: f64,
     /// Seed of the split (with --part).
     #[arg(long, default_value_t = 0)]

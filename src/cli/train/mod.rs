@@ -82,7 +82,7 @@ pub struct TrainArgs {
     #[arg(long, short = 'f')]
     force: bool,
     /// Fraction of pages held out for testing (chosen by page content hash).
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
     test_fraction: f64,
     /// Seed of the train/test split and of clustering.
     #[arg(long, default_value_t = 0)]
