@@ -6,6 +6,11 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// Peak RSS (KiB) every resource case stays under.
+pub const RSS_CEILING_KIB: i64 = 256 * 1024;
+/// CPU seconds every resource case stays under.
+pub const CPU_CEILING_S: f64 = 5.0;
+
 /// The result of one run.
 pub struct Run {
     pub code: Option<i32>,
