@@ -81,6 +81,8 @@ fn main() {
     // A closed stdout (`cannery train ... | head -1`) ends the process
     // quietly instead of a panic in println!.
     cannery_capture::interrupt::default_sigpipe();
+    // Ctrl-C and SIGTERM remove partial files (the one shared handler).
+    cannery_capture::interrupt::install_cleanup();
     let cli = Cli::parse();
     cli::out::set_level(cli.quiet, cli.verbose);
     let result = match cli.command {
@@ -105,6 +107,16 @@ fn main() {
         Command::Completions(args) => cli::version::completions::<Cli>(args),
         Command::Man(args) => cli::version::man::<Cli>(args),
     };
+    // One rule for every corpus reader: hidden and partial files are not
+    // read, and are counted here.
+    let skipped = cannery_capture::corpus::skipped_files();
+    if let Some(first) = skipped.first() {
+        cli::out::warn(format!(
+            "skipped {} hidden or partial file(s) (names starting with '.' or ending in .partial), e.g. {}",
+            skipped.len(),
+            first.display()
+        ));
+    }
     if let Err(err) = result {
         // Outputs are never replaced silently; say how to replace one.
         let exists = err.chain().any(|c| {

@@ -194,8 +194,15 @@ impl PyHistogram {
     #[classmethod]
     fn load(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<PyHistogram> {
         let text = py
-            .allow_threads(|| std::fs::read_to_string(&path))
-            .map_err(|e| crate::errors::os_error(&path, &e))?;
+            .allow_threads(|| {
+                // Bounded like the CLI's: /dev/zero is refused, not read.
+                let limit = cannery_capture::input::SMALL_FILE_LIMIT;
+                cannery_capture::input::read_text_limited(&path, limit, "histogram")
+            })
+            .map_err(|e| match e.io_error() {
+                Some(io) => crate::errors::os_error(&path, io),
+                None => error(Kind::Histogram, e.to_string()),
+            })?;
         Histogram::from_json(&text)
             .map(PyHistogram::new)
             .map_err(|e| error(Kind::Histogram, format!("{}: {e}", path.display())))

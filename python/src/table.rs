@@ -141,8 +141,15 @@ impl PyTable {
     #[classmethod]
     fn load(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<PyTable> {
         let bytes = py
-            .allow_threads(|| std::fs::read(&path))
-            .map_err(|e| crate::errors::os_error(&path, &e))?;
+            .allow_threads(|| {
+                // Bounded like the CLI's: /dev/zero is refused, not read.
+                let limit = cannery_capture::input::SMALL_FILE_LIMIT;
+                cannery_capture::input::read_limited(&path, limit, "table")
+            })
+            .map_err(|e| match e.io_error() {
+                Some(io) => crate::errors::os_error(&path, io),
+                None => error(Kind::Table, e.to_string()),
+            })?;
         Table::from_bytes(&bytes)
             .map(PyTable::new)
             .map_err(|e| error(Kind::Table, format!("{}: {e}", path.display())))

@@ -27,7 +27,9 @@ use crate::table::PyTable;
 /// Converts a training error.
 pub fn train_error(e: TrainError) -> PyErr {
     match e {
-        TrainError::BadTestFraction(_) | TrainError::BadTableCount { .. } => invalid(e),
+        TrainError::BadTestFraction(_)
+        | TrainError::BadTableCount { .. }
+        | TrainError::NothingMeasured { .. } => invalid(e),
         TrainError::Histogram(h) => histogram_error(h),
         TrainError::Source(s) => match s.downcast::<cannery_capture::Error>() {
             Ok(c) => corpus_error(*c),

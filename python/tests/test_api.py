@@ -71,6 +71,16 @@ def test_missing_files_raise_file_not_found_with_the_path(tmp_path):
     assert e.value.filename == str(tmp_path / "nope.hist.json")
 
 
+def test_loaders_are_bounded_and_empty_measurements_refused():
+    # /dev/zero never ends: refused after the 16 MiB limit, as the CLI does.
+    for load in (cannery.Table.load, cannery.Histogram.load):
+        with pytest.raises(ValueError, match="larger than"):
+            load("/dev/zero")
+    # A measurement of no pages is no result.
+    with pytest.raises(ValueError, match="no page to measure"):
+        cannery.evaluate(cannery.Table.kernel_2024(), {"a": []}, peers=False)
+
+
 def test_compressed_sizes_is_a_numpy_array():
     sizes = cannery.compressed_sizes(PAGES["text"][:5], mode="fixed")
     assert isinstance(sizes, np.ndarray) and sizes.dtype == np.int64 and sizes.shape == (5,)

@@ -18,9 +18,9 @@ pub struct BackendsArgs {
 pub fn run(args: BackendsArgs) -> anyhow::Result<()> {
     let survey = backend::survey();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&survey)?);
+        outln!("{}", serde_json::to_string_pretty(&survey)?)?;
     } else {
-        print!("{}", backend::render_survey(&survey));
+        out!("{}", backend::render_survey(&survey))?;
     }
     Ok(())
 }

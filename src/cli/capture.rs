@@ -46,7 +46,9 @@ pub struct CaptureArgs {
     /// Working directory of the workload.
     #[arg(long)]
     pub cwd: Option<PathBuf>,
-    /// Send the workload's stdout and stderr to this file (default: our stderr).
+    /// Append the workload's stdout and stderr to this file (default: our
+    /// stderr); created 0600 if new, opened only once the capture can start
+    /// (a refused capture leaves it untouched).
     #[arg(long)]
     pub log: Option<PathBuf>,
     /// Number of samples (at least 1).
@@ -116,7 +118,8 @@ pub struct CaptureArgs {
     #[arg(long)]
     pub redact_secrets: bool,
     /// zstd level of the snapshot (1..=22).
-    #[arg(long, default_value_t = cannery_capture::snapshot::writer::DEFAULT_LEVEL)]
+    #[arg(long, default_value_t = cannery_capture::snapshot::writer::DEFAULT_LEVEL,
+          value_parser = clap::value_parser!(i32).range(1..=22))]
     pub level: i32,
     /// Print the final snapshot header as JSON on stdout.
     #[arg(long)]
@@ -277,7 +280,7 @@ fn print_report(args: &CaptureArgs, r: &SessionReport) -> anyhow::Result<()> {
         crate::cli::out::status(line);
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&r.header)?);
+        outln!("{}", serde_json::to_string_pretty(&r.header)?)?;
     }
     Ok(())
 }

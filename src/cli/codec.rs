@@ -3,7 +3,6 @@
 //! back, in any mode and format, streamed a page at a time
 //! (`cannery_codec::transcode`). Outputs are atomic files or `-`.
 
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -92,7 +91,12 @@ pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
     }
     let mut encoder = Encoder::new(args.mode, format, args.level, table.as_ref())?;
     let pages = page_stream(&args.input)?;
-    let mut out = Output::open(&args.out, args.force, &[&args.input])?;
+    let mut out = Output::open(
+        &args.out,
+        args.force,
+        &[&args.input],
+        super::Privacy::Private,
+    )?;
     let s = compress_pages(&mut encoder, pages, &mut out)?;
     out.finish()?;
     if args.json {
@@ -102,7 +106,7 @@ pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
             "format": format.name(), "level": args.level.name(),
             "table_id": table.as_ref().map(|t| t.id()),
         });
-        println!("{v}");
+        outln!("{v}")?;
     } else {
         crate::cli::out::status(format!(
             "{} pages -> {} bytes (ratio {:.3}), {} incompressible (stored raw)",
@@ -123,11 +127,15 @@ pub fn decompress(args: DecompressArgs) -> anyhow::Result<()> {
     let input: Box<dyn Read> = if args.input == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {
-        let f =
-            File::open(&args.input).with_context(|| format!("opening {}", args.input.display()))?;
+        let f = cannery_capture::input::open_input(&args.input, "cannot open")?;
         Box::new(BufReader::new(f))
     };
-    let mut out = Output::open(&args.out, args.force, &[&args.input])?;
+    let mut out = Output::open(
+        &args.out,
+        args.force,
+        &[&args.input],
+        super::Privacy::Private,
+    )?;
     let records = decompress_records(
         &decoder,
         input,

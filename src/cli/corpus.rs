@@ -89,9 +89,9 @@ pub fn run(cmd: CorpusCommand) -> anyhow::Result<()> {
 fn info(a: InfoArgs) -> anyhow::Result<()> {
     let s = cannery_capture::corpus::summarize(&a.path)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        outln!("{}", serde_json::to_string_pretty(&s)?)?;
     } else {
-        print!("{}", s.render_text());
+        out!("{}", s.render_text())?;
     }
     Ok(())
 }
@@ -110,7 +110,7 @@ fn export(a: ExportArgs) -> anyhow::Result<()> {
         .iter()
         .flat_map(|w| w.files.iter().map(|f| f.as_path()))
         .collect();
-    let mut out = super::Output::open(&a.out, a.force, &inputs)?;
+    let mut out = super::Output::open(&a.out, a.force, &inputs, super::Privacy::Private)?;
     let opts = ExportOptions {
         workload: a.workload.clone(),
         sample: a.sample,
@@ -139,7 +139,7 @@ fn export(a: ExportArgs) -> anyhow::Result<()> {
         a.out.display()
     ));
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     }
     Ok(())
 }
@@ -156,9 +156,9 @@ fn scan(a: ScanArgs) -> anyhow::Result<()> {
     }
     let found = &report.findings;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", report.render_text(50));
+        out!("{}", report.render_text(50))?;
     }
     if !found.is_empty() {
         let files: std::collections::BTreeSet<_> = found.iter().map(|f| &f.path).collect();

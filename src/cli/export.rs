@@ -164,7 +164,12 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
 }
 
 fn write_text(out: Option<&Path>, text: &str, force: bool) -> anyhow::Result<()> {
-    let mut o = Output::open(out.unwrap_or(Path::new("-")), force, &[])?;
+    let mut o = Output::open(
+        out.unwrap_or(Path::new("-")),
+        force,
+        &[],
+        super::Privacy::Normal,
+    )?;
     std::io::Write::write_all(&mut o, text.as_bytes())?;
     o.finish()
 }

@@ -95,9 +95,9 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
         args.allow_skips,
     );
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", report.render_text());
+        out!("{}", report.render_text())?;
     }
     report.verdict().map_err(|e| {
         let e = super::finding(format!("fuzz: {e}"));

@@ -2,6 +2,17 @@
 //! helpers they share (loading and writing tables, opening a command's
 //! output).
 
+/// `print!` to standard output that returns an error (exit 2) instead of
+/// panicking when the write fails (a full disk, `> /dev/full`).
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::write_stdout(format!($($arg)*).as_bytes()) };
+}
+
+/// `println!` as [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => { $crate::cli::write_stdout(format!("{}\n", format_args!($($arg)*)).as_bytes()) };
+}
+
 pub mod backends;
 pub mod bench;
 pub mod capture;
@@ -57,8 +68,18 @@ pub fn exit_status(err: &anyhow::Error) -> i32 {
     }
 }
 use cannery_capture::input::{read_limited, SMALL_FILE_LIMIT};
+pub use cannery_capture::output::Privacy;
 use cannery_capture::output::{write_file, Existing};
 use cannery_codec::Table;
+
+/// Writes `bytes` to standard output and flushes; a failure is an error
+/// naming standard output.
+pub fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    std::io::Write::write_all(&mut out, bytes)
+        .and_then(|()| std::io::Write::flush(&mut out))
+        .context("cannot write to standard output")
+}
 
 /// Loads a table from a file (JSON or binary, at most 16 MiB), or a
 /// built-in by name (`fixed`, `kernel-2024`) when no file of that name exists.
@@ -100,20 +121,29 @@ pub enum Output {
 }
 
 impl Output {
-    /// Opens `path` (`-` for standard output) for a command reading `inputs`.
-    pub fn open(path: &Path, force: bool, inputs: &[&Path]) -> anyhow::Result<Output> {
+    /// Opens `path` (`-` for standard output) for a command reading `inputs`
+    /// (checked here, before the work, and again at the commit).
+    pub fn open(
+        path: &Path,
+        force: bool,
+        inputs: &[&Path],
+        privacy: Privacy,
+    ) -> anyhow::Result<Output> {
         if path == Path::new("-") {
             return Ok(Output::Stdout(std::io::BufWriter::new(std::io::stdout())));
         }
         cannery_capture::output::refuse_same_file(inputs, path)?;
-        let f = cannery_capture::output::AtomicFile::create(path, Existing::replace_if(force))?;
+        let existing = Existing::replace_if(force);
+        let f = cannery_capture::output::AtomicFile::create_with(path, existing, privacy)?;
         Ok(Output::File(std::io::BufWriter::new(f)))
     }
 
     /// Flushes, and puts a file at its path.
     pub fn finish(self) -> anyhow::Result<()> {
         match self {
-            Output::Stdout(mut w) => Ok(std::io::Write::flush(&mut w)?),
+            Output::Stdout(mut w) => {
+                std::io::Write::flush(&mut w).context("cannot write to standard output")
+            }
             Output::File(w) => {
                 let f = w.into_inner().map_err(|e| e.into_error())?;
                 let path = f.path().to_path_buf();

@@ -57,17 +57,18 @@ pub enum TableCommand {
     },
 }
 
-/// Largest C header `table import` reads (the kernel's are a few KiB).
-const HEADER_LIMIT: u64 = 64 << 20;
+/// Largest C header `table import` reads (the kernel's are a few KiB; the
+/// scan keeps one token per byte at most, so this bounds its memory too).
+const HEADER_LIMIT: u64 = 2 << 20;
 
 pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
     match cmd {
         TableCommand::Show { table, json } => {
             let s = TableSummary::of(&load_table(&table)?);
             if json {
-                println!("{}", serde_json::to_string_pretty(&s)?);
+                outln!("{}", serde_json::to_string_pretty(&s)?)?;
             } else {
-                print!("{}", s.render_text());
+                out!("{}", s.render_text())?;
             }
             Ok(())
         }

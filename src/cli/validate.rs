@@ -100,9 +100,9 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
     )?;
     bar.finish_and_clear();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", report.render_text());
+        out!("{}", report.render_text())?;
     }
     report
         .verdict()

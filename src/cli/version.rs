@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::{Args, CommandFactory};
 
 /// `cannery 0.1.0 (abc1234)`: the version and the commit, when known.
@@ -43,8 +44,9 @@ pub struct ManArgs {
 /// Prints the completion script for `args.shell` to stdout.
 pub fn completions<C: CommandFactory>(args: CompletionsArgs) -> anyhow::Result<()> {
     let mut cmd = C::command();
-    clap_complete::generate(args.shell, &mut cmd, "cannery", &mut std::io::stdout());
-    Ok(())
+    let mut buf = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "cannery", &mut buf);
+    super::write_stdout(&buf)
 }
 
 /// Prints the manual page, or writes one page per command into a directory.
@@ -54,20 +56,18 @@ pub fn man<C: CommandFactory>(args: ManArgs) -> anyhow::Result<()> {
         None => {
             let mut buf = Vec::new();
             clap_mangen::Man::new(cmd).render(&mut buf)?;
-            std::io::Write::write_all(&mut std::io::stdout(), &buf)?;
+            super::write_stdout(&buf)?;
         }
         Some(dir) => {
-            std::fs::create_dir_all(&dir)?;
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create directory {}", dir.display()))?;
             let mut pages = Vec::new();
             collect_pages(cmd, "cannery", &mut pages)?;
-            for (name, bytes) in &pages {
-                let path = dir.join(format!("{name}.1"));
-                cannery_capture::output::write_file(
-                    &path,
-                    bytes,
-                    cannery_capture::output::Existing::replace_if(args.force),
-                )?;
-            }
+            let files: Vec<_> = (pages.iter())
+                .map(|(name, bytes)| (dir.join(format!("{name}.1")), bytes.clone()))
+                .collect();
+            let existing = cannery_capture::output::Existing::replace_if(args.force);
+            cannery_capture::output::write_files(&files, existing)?;
             super::out::status(format!(
                 "wrote {} manual pages to {}",
                 pages.len(),

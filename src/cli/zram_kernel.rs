@@ -179,7 +179,12 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
         bail!("the corpus {} has no {} pages", args.corpus, args.part);
     }
     // Opened first, so an existing report is refused before the device is added.
-    let mut out = Output::open(&args.out, args.force, &[Path::new(&args.corpus)])?;
+    let mut out = Output::open(
+        &args.out,
+        args.force,
+        &[Path::new(&args.corpus)],
+        super::Privacy::Normal,
+    )?;
     let opts = ZramOptions {
         compressors: (!args.compressor.is_empty()).then(|| args.compressor.clone()),
         level: args.level,

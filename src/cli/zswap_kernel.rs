@@ -96,7 +96,12 @@ pub fn run(args: ZswapKernelArgs) -> anyhow::Result<()> {
         bail!("the corpus {} has no pages", args.corpus.display());
     }
     // Opened first, so an existing report is refused before any setting changes.
-    let mut out = Output::open(&args.out, args.force, &[&args.corpus])?;
+    let mut out = Output::open(
+        &args.out,
+        args.force,
+        &[&args.corpus],
+        super::Privacy::Normal,
+    )?;
     let opts = SessionOptions {
         compressors: args.compressor.clone(),
         batch: args.batch as usize,

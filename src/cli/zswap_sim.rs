@@ -232,9 +232,9 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
     };
     let mismatches = report.mismatches();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{report}");
+        out!("{report}")?;
     }
     if mismatches > 0 {
         return Err(super::finding(format!(

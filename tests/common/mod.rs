@@ -4,6 +4,8 @@
 // Each test file uses the helpers it needs.
 #![allow(dead_code)]
 
+pub mod measure;
+
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};

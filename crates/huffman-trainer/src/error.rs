@@ -35,6 +35,18 @@ pub enum TrainError {
         /// Pages needed.
         needed: u64,
     },
+    /// An evaluation that measured no page (none at all, or only zero and
+    /// same-filled ones): a ratio over no pages is no result.
+    #[error(
+        "{what}: no page to measure ({same_filled} zero or same-filled pages, which zswap stores \
+         without compressing them); a measurement with no pages is no result"
+    )]
+    NothingMeasured {
+        /// Corpus name.
+        what: String,
+        /// Same-filled pages found.
+        same_filled: f64,
+    },
     /// Only zero or same-filled pages: nothing a compressor ever sees.
     #[error(
         "{what}: all {same_filled} pages are zero or same-filled (zswap stores those without \

@@ -206,6 +206,12 @@ pub fn eval_corpus(
         });
         counts.push(ev.counts);
     }
+    if results.iter().all(|w| w.pages == 0) {
+        return Err(TrainError::NothingMeasured {
+            what: corpus.into(),
+            same_filled: results.iter().map(|w| w.same_filled_pages).sum(),
+        });
+    }
     let overall = match merge_all(&counts)? {
         Some(h) if h.pages > 0 => Some(drift(table, &h, &opts.table)?),
         _ => None,

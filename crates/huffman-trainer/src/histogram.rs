@@ -482,8 +482,27 @@ impl Histogram {
                 eob, self.pages
             )));
         }
-        let lengths: u64 = self.counts.litlen[257..].iter().sum();
-        let dists: u64 = self.counts.dist.iter().sum();
+        // Checked sums: counts come from a file, and a wrapped sum would
+        // pass the checks below (2^64-1 + 1 = 0).
+        let sum = |field: &str, v: &[u64]| {
+            v.iter()
+                .try_fold(0u64, |a, &c| a.checked_add(c))
+                .ok_or_else(|| {
+                    HistogramError::Inconsistent(format!("\"{field}\" counts overflow 64 bits"))
+                })
+        };
+        let symbols = sum("litlen", &self.counts.litlen)?;
+        // Each page is at most 4096 literals or lengths plus its end of block.
+        let most = self.pages.saturating_mul(WINDOW_SIZE as u64 + 1);
+        if symbols > most {
+            return Err(HistogramError::Inconsistent(format!(
+                "\"litlen\" counts {symbols} symbols, more than {} per page for {} pages",
+                WINDOW_SIZE + 1,
+                self.pages
+            )));
+        }
+        let lengths = sum("litlen[257..]", &self.counts.litlen[257..])?;
+        let dists = sum("dist", &self.counts.dist)?;
         if lengths != dists {
             return Err(HistogramError::Inconsistent(format!(
                 "{lengths} length symbols but {dists} distance symbols"
@@ -582,6 +601,24 @@ mod tests {
         let mut d2 = d1.clone();
         d2.cost_table = Some("bb".into());
         assert!(Histogram::zero(d1).merge(&Histogram::zero(d2)).is_err());
+    }
+
+    #[test]
+    fn counts_that_wrap_around_are_refused() {
+        let text = hist(9, 2).to_json();
+        // 2^64-1 + 1 wraps to 0 in release builds: one more length symbol
+        // than distances, hidden by the wrap.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let l257 = v["litlen"][257].as_u64().unwrap();
+        v["litlen"][257] = u64::MAX.into();
+        v["litlen"][258] = (v["litlen"][258].as_u64().unwrap() + l257 + 1).into();
+        let e = Histogram::from_json(&v.to_string()).unwrap_err();
+        assert!(e.to_string().contains("overflow 64 bits"), "{e}");
+        // More symbols than pages can hold.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["litlen"][65] = 1_000_000u64.into();
+        let e = Histogram::from_json(&v.to_string()).unwrap_err();
+        assert!(e.to_string().contains("per page"), "{e}");
     }
 
     #[test]

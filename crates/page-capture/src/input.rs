@@ -7,12 +7,56 @@
 //! snapshot (through [`crate::corpus`]), or raw pages from a file, a pipe
 //! or standard input (`-`), never more than one page in memory; a partial
 //! last page is an error that says how long it is.
+//!
+//! Every input file is opened through [`open_input`], which remembers its
+//! device and inode: [`crate::output`] refuses to replace any of them, so
+//! no command overwrites what it reads, whatever name (symlink, hard link,
+//! sidecar) the output has.
 
 #![forbid(unsafe_code)]
 
 use crate::error::{Error, ErrorKind, Result};
 use std::io::Read;
-use std::path::Path;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Device, inode and name of every regular file opened as an input.
+static INPUTS: Mutex<Vec<(u64, u64, PathBuf)>> = Mutex::new(Vec::new());
+
+/// Opens `path` for reading and remembers it as an input of this process
+/// (see the module doc); `what` names it in errors.
+pub fn open_input(path: &Path, what: &str) -> Result<std::fs::File> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, what, e))?;
+    if let Ok(m) = file.metadata() {
+        register_input(path, &m);
+    }
+    Ok(file)
+}
+
+/// Remembers a file (of metadata `m`) as an input; only regular files count.
+pub fn register_input(path: &Path, m: &std::fs::Metadata) {
+    if m.is_file() {
+        let mut inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = (m.dev(), m.ino(), path.to_path_buf());
+        if !inputs.contains(&entry) {
+            inputs.push(entry);
+        }
+    }
+}
+
+/// The name an input of this process had, if the file of metadata `m` is
+/// one (and that name still leads to it: an inode number freed by a
+/// deleted input and reused by a new file is not the input).
+pub fn opened_as_input(m: &std::fs::Metadata) -> Option<PathBuf> {
+    let same = |d: u64, i: u64| (d, i) == (m.dev(), m.ino());
+    let inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());
+    inputs
+        .iter()
+        .filter(|(d, i, _)| same(*d, *i))
+        .find(|(_, _, p)| std::fs::metadata(p).is_ok_and(|n| same(n.dev(), n.ino())))
+        .map(|(_, _, p)| p.clone())
+}
 
 /// The limit for table, histogram and report files (JSON or binary).
 pub const SMALL_FILE_LIMIT: u64 = 16 << 20;
@@ -20,8 +64,7 @@ pub const SMALL_FILE_LIMIT: u64 = 16 << 20;
 /// Reads all of `path`, failing if it holds more than `limit` bytes; `what`
 /// names the file in messages ("table", "histogram", ...).
 pub fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| Error::io(path, &format!("cannot open {what}"), e))?;
+    let file = open_input(path, &format!("cannot open {what}"))?;
     let mut bytes = Vec::new();
     file.take(limit + 1)
         .read_to_end(&mut bytes)
@@ -131,7 +174,7 @@ pub fn page_stream(path: &Path) -> Result<PageStream> {
         let reader = crate::corpus::open_pages(path)?;
         return Ok(Box::new(reader.map(|p| p.map(|p| p.data))));
     }
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    let file = open_input(path, "cannot open")?;
     Ok(Box::new(RawPages::new(
         std::io::BufReader::new(file),
         path.display().to_string(),

@@ -1,6 +1,15 @@
-//! SIGINT/SIGTERM handling for long captures: the handler only sets a flag;
-//! the capture loop checks it, stops, and finalizes the snapshot so an
-//! interrupted capture is still readable. Nothing else is done in the handler.
+//! The one owner of SIGINT/SIGTERM. Two handlers, one registry:
+//!
+//! - [`install_cleanup`] (the CLI, at start-up): a signal removes every
+//!   partial file registered with [`register_partial`] (each
+//!   [`crate::output::AtomicFile`] registers its temporary name) and ends
+//!   the process with status 128 + the signal (130 for Ctrl-C). Only
+//!   `unlink` and `_exit` run in the handler, both async-signal-safe.
+//! - [`install`] (long jobs that stop cleanly: captures, jobs that change
+//!   the machine and must undo it): the first signal only sets a flag, which
+//!   the job polls ([`interrupted`], usable as a `stop: &dyn Fn() -> bool`
+//!   callback), then stops, finalizes and undoes what it did; a second
+//!   signal while it does so removes the partial files and exits at once.
 //!
 //! [`default_sigpipe`] is for command-line programs: the Rust runtime
 //! ignores SIGPIPE, so a write to a closed pipe (`cannery ... | head -1`)
@@ -14,15 +23,91 @@
 //! read [`interrupted`] after the capture and [`reset`] it themselves.
 
 use crate::sys;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Partial files to remove on a signal: NUL-terminated paths, never freed
+/// (a handler on another thread may be reading one), null when free.
+const SLOTS: usize = 256;
+static PARTIALS: [AtomicPtr<libc::c_char>; SLOTS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+
+/// Remembers `path` as a partial file the signal handlers remove. Beyond
+/// 256 files open at once the rest are not remembered (they are still
+/// removed on drop, as without a signal). Each call keeps its path's few
+/// bytes for the life of the process.
+pub fn register_partial(path: &Path) {
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return;
+    };
+    let ptr = c.into_raw();
+    for slot in &PARTIALS {
+        if slot
+            .compare_exchange(
+                std::ptr::null_mut(),
+                ptr,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+/// Forgets `path` (committed or removed by its writer).
+pub fn unregister_partial(path: &Path) {
+    let bytes = path.as_os_str().as_bytes();
+    for slot in &PARTIALS {
+        let p = slot.load(Ordering::SeqCst);
+        if p.is_null() {
+            continue;
+        }
+        if sys::leaked_c_str(p) == bytes {
+            let _ =
+                slot.compare_exchange(p, std::ptr::null_mut(), Ordering::SeqCst, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Removes every registered partial file (async-signal-safe).
+fn remove_partials() {
+    for slot in &PARTIALS {
+        let p = slot.load(Ordering::SeqCst);
+        if !p.is_null() {
+            sys::unlink_in_handler(p);
+        }
+    }
+}
+
+extern "C" fn on_signal_cleanup(sig: libc::c_int) {
+    remove_partials();
+    sys::exit_in_handler(128 + sig);
+}
+
+/// Makes SIGINT and SIGTERM remove the registered partial files and end
+/// the process (status 128 + signal). For command-line programs, at
+/// start-up; [`install`] takes over while a job that stops cleanly runs.
+pub fn install_cleanup() {
+    for sig in SIGNALS {
+        // A signal whose handler cannot be set keeps its default action:
+        // the process ends, leaving partial files under hidden names.
+        let _ = sys::set_signal_handler(sig, on_signal_cleanup);
+    }
+}
 
 /// The signals [`install`] handles.
 const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 
-extern "C" fn on_signal(_sig: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
+extern "C" fn on_signal(sig: libc::c_int) {
+    // A second signal while the job stops: give up at once.
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        on_signal_cleanup(sig);
+    }
 }
 
 /// The handlers [`install`] replaced; dropping it reinstalls them, for

@@ -79,10 +79,17 @@ fn preview(buf: &[u8], at: usize) -> String {
     format!("{shown}...")
 }
 
-fn run_len(buf: &[u8], from: usize, pred: impl Fn(u8) -> bool) -> usize {
+/// The length of the run of bytes matching `pred` from `from`, counted up
+/// to `max` at most: every caller compares it with a bound of at most `max`,
+/// and an uncapped count would make a scan of one long run (1 MiB of
+/// `AKIA…`) quadratic.
+fn run_len(buf: &[u8], from: usize, max: usize, pred: impl Fn(u8) -> bool) -> usize {
     buf.get(from..)
-        .map_or(0, |s| s.iter().take_while(|&&b| pred(b)).count())
+        .map_or(0, |s| s.iter().take(max).take_while(|&&b| pred(b)).count())
 }
+
+/// The longest variable name looked at before an `=`.
+const MAX_NAME: usize = 256;
 
 const TOKEN_PREFIXES: &[(&[u8], usize, bool)] = &[
     // (prefix, minimum length of what follows, followers may include '_' and '-')
@@ -128,13 +135,15 @@ pub fn scan_bytes(buf: &[u8]) -> Vec<Finding> {
             }
             b'A' | b'a' if starts_with_ci(rest, b"authorization: bearer") => {
                 if rest.starts_with(b"Authorization: Bearer")
-                    || run_len(rest, 22, is_token_char) >= 8
+                    || run_len(rest, 22, 8, is_token_char) >= 8
                 {
                     found = Some(SecretKind::BearerToken);
                 }
             }
             b'A' if rest.starts_with(b"AKIA") => {
-                if run_len(rest, 4, |c| c.is_ascii_uppercase() || c.is_ascii_digit()) == 16
+                if run_len(rest, 4, 17, |c| {
+                    c.is_ascii_uppercase() || c.is_ascii_digit()
+                }) == 16
                     && (i == 0 || !is_name_char(buf[i - 1]))
                 {
                     found = Some(SecretKind::TokenFormat);
@@ -143,12 +152,12 @@ pub fn scan_bytes(buf: &[u8]) -> Vec<Finding> {
             b'=' => {
                 // Walk back over the variable name.
                 let mut s = i;
-                while s > 0 && is_name_char(buf[s - 1]) {
+                while s > 0 && i - s < MAX_NAME && is_name_char(buf[s - 1]) {
                     s -= 1;
                 }
                 let name = &buf[s..i];
                 let upper: Vec<u8> = name.to_ascii_uppercase();
-                let value = run_len(buf, i + 1, is_token_char);
+                let value = run_len(buf, i + 1, 6, is_token_char);
                 let strong = [
                     b"APIKEY" as &[u8],
                     b"API_KEY",
@@ -185,7 +194,7 @@ pub fn scan_bytes(buf: &[u8]) -> Vec<Finding> {
             _ => {
                 for (prefix, min, dashes) in TOKEN_PREFIXES {
                     if rest.starts_with(prefix) {
-                        let n = run_len(rest, prefix.len(), |c| {
+                        let n = run_len(rest, prefix.len(), *min, |c| {
                             c.is_ascii_alphanumeric() || (*dashes && (c == b'_' || c == b'-'))
                         });
                         if n >= *min {
@@ -260,8 +269,9 @@ impl ScanReport {
     }
 }
 
-/// Scan a file or, recursively, a directory (skipping hidden entries such
-/// as `.git`). Snapshots and `.pages` files are scanned page by page after
+/// Scan a file or, recursively, a directory (skipping hidden and partial
+/// entries such as `.git`, by the rule of every corpus reader,
+/// [`crate::corpus::is_skipped_name`]). Snapshots and `.pages` files are scanned page by page after
 /// decoding; other files as raw bytes. The report counts what was scanned,
 /// so a caller can tell "clean" from "there was no corpus here".
 pub fn scan_path(path: &std::path::Path) -> crate::Result<ScanReport> {
@@ -274,17 +284,8 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
     use crate::error::Error;
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot scan", e))?;
     if meta.is_dir() {
-        let rd = std::fs::read_dir(path).map_err(|e| Error::io(path, "cannot list", e))?;
-        let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for p in entries {
-            let hidden = p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with('.'));
-            if !hidden {
-                scan_into(&p, report)?;
-            }
+        for p in crate::corpus::read_dir_sorted(path)? {
+            scan_into(&p, report)?;
         }
         return Ok(());
     }
@@ -321,7 +322,7 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
     use std::io::Read;
     const CHUNK: usize = 1 << 20;
     const OVERLAP: usize = 256;
-    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    let mut file = crate::input::open_input(path, "cannot open")?;
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + OVERLAP);
     let mut base = 0u64;
     loop {

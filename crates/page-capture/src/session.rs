@@ -19,7 +19,7 @@ use crate::output::Existing;
 use crate::snapshot::writer::SnapshotWriter;
 use crate::snapshot::{Metadata, SamplingParams, SnapshotHeader};
 use crate::target::Target;
-use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -412,7 +412,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 /// The command that starts `spec` (clean environment, stdin from
-/// /dev/null, its own process group, output to its log or our stderr),
+/// /dev/null, its own process group; [`attach_log`] adds its output),
 /// the program's path and its name.
 pub(crate) fn workload_command(spec: &WorkloadSpec) -> Result<(Command, PathBuf, String)> {
     let program = find_program(&spec.program, &spec.env)?;
@@ -430,12 +430,32 @@ pub(crate) fn workload_command(spec: &WorkloadSpec) -> Result<(Command, PathBuf,
     if let Some(dir) = &spec.cwd {
         cmd.current_dir(dir);
     }
+    if let Some(dir) = &spec.cwd {
+        if !dir.is_dir() {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!("--cwd {}: no such directory", dir.display()),
+            ));
+        }
+    }
+    Ok((cmd, program, command_name))
+}
+
+/// Points the workload's output at its log, or at our stderr. Called last,
+/// once nothing can refuse the capture: the log is opened for appending
+/// (an existing log is never truncated), 0600 when new.
+pub(crate) fn attach_log(cmd: &mut Command, spec: &WorkloadSpec) -> Result<()> {
     match &spec.log {
         Some(log) => {
-            let f = File::create(log).map_err(|e| Error::io(log, "cannot create", e))?;
+            let f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o600)
+                .open(log)
+                .map_err(|e| Error::io(log, "cannot open log", e))?;
             let f2 = f
                 .try_clone()
-                .map_err(|e| Error::io(log, "cannot create", e))?;
+                .map_err(|e| Error::io(log, "cannot open log", e))?;
             cmd.stdout(f).stderr(f2);
         }
         None => {
@@ -446,7 +466,7 @@ pub(crate) fn workload_command(spec: &WorkloadSpec) -> Result<(Command, PathBuf,
             }
         }
     }
-    Ok((cmd, program, command_name))
+    Ok(())
 }
 
 /// Start `spec` with a clean environment, sample it into `out`, and stop it.
@@ -468,6 +488,7 @@ pub fn run_workload(
     let (mut cmd, program, command_name) = workload_command(spec)?;
     let meta = base_metadata(label.unwrap_or(&command_name), &command_name, opts, sched);
     let writer = SnapshotWriter::create(out, meta, level, existing)?;
+    attach_log(&mut cmd, spec)?;
     let mut child = cmd.spawn().map_err(|e| {
         Error::new(
             ErrorKind::Spawn,

@@ -236,6 +236,28 @@ pub(crate) fn set_signal_handler(
     sigaction(sig, Some(&sa))
 }
 
+/// `unlink(path)`, async-signal-safe: for the SIGINT/SIGTERM handler that
+/// removes partial files. Errors are ignored (nothing to do about them there).
+pub(crate) fn unlink_in_handler(path: *const libc::c_char) {
+    // SAFETY: `path` is a NUL-terminated string that is never freed (see
+    // `interrupt::register_partial`); unlink is async-signal-safe.
+    unsafe { libc::unlink(path) };
+}
+
+/// The bytes of a string registered by `interrupt::register_partial`.
+pub(crate) fn leaked_c_str(p: *const libc::c_char) -> &'static [u8] {
+    // SAFETY: the caller passes a non-null pointer from `CString::into_raw`
+    // that is never freed, so it is valid and NUL-terminated forever.
+    unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes()
+}
+
+/// `_exit(code)`: ends the process at once, without running destructors or
+/// atexit handlers (async-signal-safe).
+pub(crate) fn exit_in_handler(code: libc::c_int) -> ! {
+    // SAFETY: _exit is async-signal-safe and takes any status.
+    unsafe { libc::_exit(code) }
+}
+
 /// Make `sig`'s disposition the default one (`SIG_DFL`); returns the
 /// disposition it replaced.
 pub(crate) fn set_default_disposition(sig: libc::c_int) -> io::Result<SignalAction> {

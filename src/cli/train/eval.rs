@@ -41,7 +41,7 @@ pub struct EvalArgs {
     #[arg(long, default_value = "all", value_parser = ["all", "test", "train"])]
     part: String,
     /// Share of pages held out (with --part).
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
     test_fraction: f64,
     /// Seed of the split (with --part).
     #[arg(long, default_value_t = 0)]
@@ -82,9 +82,9 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     })?;
     bar.finish_and_clear();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", cannery_trainer::render::eval_report(&report));
+        out!("{}", cannery_trainer::render::eval_report(&report))?;
     }
     Ok(())
 }
@@ -107,12 +107,12 @@ fn eval_histograms_cmd(table: &cannery_codec::Table, args: &EvalArgs) -> anyhow:
         cannery_trainer::eval_corpus::eval_histograms(table, &named, &args.table_args.options())
             .context("cannot compare the table with the histograms")?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!(
+        out!(
             "{}",
             cannery_trainer::render::histogram_eval_report(&report)
-        );
+        )?;
     }
     Ok(())
 }

@@ -42,15 +42,15 @@ pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
             "parse": h.settings().parse.name(),
             "bits_per_page": (bits * 100.0).round() / 100.0,
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        println!(
+        outln!(
             "trained table {} from {} pages ({} parse): {:.0} bits per page on its own data",
             t.id(),
             h.pages,
             h.settings().parse,
             bits
-        );
+        )?;
     }
     crate::cli::out::status(format!("wrote {}", path.display()));
     Ok(())

@@ -26,6 +26,15 @@ use cannery_trainer::report::{CorpusOptions, Progress};
 use cannery_trainer::train::fallback_table;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
 
+/// `--tables K`, range-checked where it is parsed (before any plan is made).
+fn parse_tables(s: &str) -> Result<usize, String> {
+    let max = cannery_trainer::cluster::MAX_TABLES;
+    match s.parse::<usize>() {
+        Ok(k) if (1..=max).contains(&k) => Ok(k),
+        _ => Err(format!("{s:?} is not a table count in 1..={max}")),
+    }
+}
+
 /// Options shared by the commands that build tables.
 #[derive(Args, Clone, Debug)]
 pub struct TableArgs {
@@ -73,7 +82,7 @@ pub struct TrainArgs {
     #[arg(long, short = 'f')]
     force: bool,
     /// Fraction of pages held out for testing (chosen by page content hash).
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
     test_fraction: f64,
     /// Seed of the train/test split and of clustering.
     #[arg(long, default_value_t = 0)]
@@ -96,8 +105,8 @@ pub struct TrainArgs {
     /// trained for one target loses on another).
     #[arg(long)]
     target_matrix: bool,
-    /// Also train K tables by clustering pages, and report best-of-K.
-    #[arg(long, default_value_t = 1)]
+    /// Also train K tables by clustering pages, and report best-of-K (1..=16).
+    #[arg(long, default_value_t = 1, value_parser = parse_tables)]
     tables: usize,
     /// Skip the peer compressors (zstd, lz4, libdeflate) in the report.
     #[arg(long)]
@@ -327,9 +336,9 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         let mut v = serde_json::to_value(&out.report)?;
         v["tables_written"] = written.clone().into();
         v["seconds"] = ((elapsed.as_secs_f64() * 100.0).round() / 100.0).into();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        print!("{}", cannery_trainer::render::train_report(&out.report));
+        out!("{}", cannery_trainer::render::train_report(&out.report))?;
     }
     crate::cli::out::status(format!(
         "wrote {} tables and dictionaries ({}) in {:.1} s",

@@ -72,6 +72,13 @@ pub struct MergeArgs {
 
 /// `cannery stats`.
 pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
+    // Refuse the output before the work, not after it.
+    let existing = cannery_capture::output::Existing::replace_if(args.force);
+    cannery_capture::output::check_outputs(&[&args.out], existing)?;
+    refuse_same_file(
+        &args.corpus.iter().map(Path::new).collect::<Vec<_>>(),
+        &args.out,
+    )?;
     let model = args
         .target
         .unwrap_or_else(|| ParseModel::from_level(args.level));

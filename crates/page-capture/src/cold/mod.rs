@@ -430,6 +430,7 @@ pub fn capture_cold(
             )
             .map_err(machine_error("making the memory cgroup"))?;
             let (mut cmd, program, name) = crate::session::workload_command(spec)?;
+            crate::session::attach_log(&mut cmd, spec)?;
             crate::sys::join_cgroup_before_exec(&mut cmd, &system.path(&cg.procs_file()))
                 .map_err(machine_error("joining the cgroup"))?;
             let child = cmd.spawn().map_err(|e| {

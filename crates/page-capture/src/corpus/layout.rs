@@ -182,18 +182,70 @@ impl Corpus {
     }
 }
 
-fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
+/// Files every corpus reader skipped, by [`is_skipped_name`].
+static SKIPPED: std::sync::Mutex<std::collections::BTreeSet<PathBuf>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// The one rule of every corpus reader (`corpus info/export`, `train`,
+/// `stats`, `eval`, `scan-secrets`, the Python loaders): a hidden entry
+/// (`.name`, which includes the `.NAME.PID.N.partial` files of writers
+/// that were killed) or one whose name ends in `.partial` is not read.
+pub fn is_skipped_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.') || n.ends_with(".partial"))
+}
+
+/// Remembers a file skipped by the rule (see [`skipped_files`]).
+pub fn note_skipped(path: &Path) {
+    if path.is_file() {
+        let mut set = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+        set.insert(path.to_path_buf());
+    }
+}
+
+/// Every regular file this process's corpus readers skipped as hidden or
+/// partial, each once: callers say how many.
+pub fn skipped_files() -> Vec<PathBuf> {
+    let set = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+    set.iter().cloned().collect()
+}
+
+/// The entries of `dir`, sorted, without those [`is_skipped_name`] skips.
+pub fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, "cannot list", e))?;
-    let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    let mut v: Vec<PathBuf> = Vec::new();
+    for e in rd {
+        let p = e.map_err(|e| Error::io(dir, "cannot list", e))?.path();
+        if is_skipped_name(&p) {
+            note_skipped(&p);
+        } else {
+            v.push(p);
+        }
+    }
     v.sort();
     Ok(v)
 }
 
+/// The page files of `dir`: `.pages` files and snapshots. A file named as
+/// one (`.pages`, `.cansnap`) that cannot be opened is an error naming it,
+/// never a workload silently missing.
 fn page_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    Ok(read_dir_sorted(dir)?
-        .into_iter()
-        .filter(|p| p.is_file() && (is_raw_pages(p) || is_snapshot(p)))
-        .collect())
+    let mut files = Vec::new();
+    for p in read_dir_sorted(dir)? {
+        if !p.is_file() {
+            continue;
+        }
+        let named = is_raw_pages(&p)
+            || p.extension().and_then(|e| e.to_str()) == Some(crate::snapshot::EXTENSION);
+        if named {
+            std::fs::File::open(&p).map_err(|e| Error::io(&p, "cannot read", e))?;
+        }
+        if is_raw_pages(&p) || is_snapshot(&p) {
+            files.push(p);
+        }
+    }
+    Ok(files)
 }
 
 /// Streams every page of every file of a workload, file by file.

@@ -23,6 +23,9 @@ mod reader;
 mod summary;
 
 pub use export::{export, Emit, ExportOptions, ExportReport, ExportedWorkload};
-pub use layout::{resolve, unstored_same_filled, Corpus, PageIter, Workload, CORPORA_DIR};
+pub use layout::{
+    is_skipped_name, read_dir_sorted, resolve, skipped_files, unstored_same_filled, Corpus,
+    PageIter, Workload, CORPORA_DIR,
+};
 pub use reader::{is_raw_pages, open_pages, Page, PageReader, RAW_EXTENSION};
 pub use summary::{summarize, summarize_file, CorpusSummary, FileSummary, WorkloadSummary};

@@ -91,7 +91,7 @@ pub fn open_pages(path: &Path) -> Result<PageReader> {
             format!("raw page file length {len} is not a multiple of {PAGE_SIZE}; partial page"),
         ));
     }
-    let file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    let file = crate::input::open_input(path, "cannot open")?;
     let total = len / PAGE_SIZE as u64;
     let stem = path
         .file_stem()

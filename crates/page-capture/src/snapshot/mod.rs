@@ -61,16 +61,46 @@ pub struct PageCounts {
 }
 
 impl PageCounts {
-    /// Add another set of counts.
+    /// The most pages one count may hold: 2^52 pages of 4 KiB are all of a
+    /// 64-bit address space; more is a damaged file, whose counts would
+    /// otherwise wrap around in sums.
+    pub const MAX_PAGES: u64 = 1 << 52;
+
+    /// Fails, naming the field, if a count read from `path` is impossible
+    /// (over [`PageCounts::MAX_PAGES`]).
+    pub fn check(&self, path: &std::path::Path) -> crate::Result<()> {
+        let fields = [
+            ("scanned", self.scanned),
+            ("stored", self.stored),
+            ("zero", self.zero),
+            ("same_filled", self.same_filled),
+            ("duplicate", self.duplicate),
+            ("unreadable", self.unreadable),
+            ("sampled_out", self.sampled_out),
+            ("redacted", self.redacted),
+        ];
+        match fields.iter().find(|(_, n)| *n > Self::MAX_PAGES) {
+            Some((name, n)) => Err(crate::Error::at(
+                crate::ErrorKind::Corrupt,
+                path,
+                0,
+                format!("header count {name} = {n} is more pages than an address space holds"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Add another set of counts (saturating: counts checked by
+    /// [`PageCounts::check`] never reach the limit).
     pub fn add(&mut self, o: &PageCounts) {
-        self.scanned += o.scanned;
-        self.stored += o.stored;
-        self.zero += o.zero;
-        self.same_filled += o.same_filled;
-        self.duplicate += o.duplicate;
-        self.unreadable += o.unreadable;
-        self.sampled_out += o.sampled_out;
-        self.redacted += o.redacted;
+        self.scanned = self.scanned.saturating_add(o.scanned);
+        self.stored = self.stored.saturating_add(o.stored);
+        self.zero = self.zero.saturating_add(o.zero);
+        self.same_filled = self.same_filled.saturating_add(o.same_filled);
+        self.duplicate = self.duplicate.saturating_add(o.duplicate);
+        self.unreadable = self.unreadable.saturating_add(o.unreadable);
+        self.sampled_out = self.sampled_out.saturating_add(o.sampled_out);
+        self.redacted = self.redacted.saturating_add(o.redacted);
     }
 
     /// Zero and same-filled pages this capture counted instead of storing,
@@ -358,4 +388,31 @@ pub fn is_snapshot(path: &Path) -> bool {
         .and_then(|mut f| f.read_exact(&mut m))
         .map(|_| m == MAGIC)
         .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impossible_counts_are_refused_by_name_and_sums_never_wrap() {
+        let p = Path::new("x.cansnap");
+        let mut c = PageCounts {
+            zero: 1 << 63,
+            same_filled: 1 << 63,
+            ..PageCounts::default()
+        };
+        let e = c.check(p).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Corrupt);
+        assert!(e.to_string().contains("zero = 9223372036854775808"), "{e}");
+        c.zero = PageCounts::MAX_PAGES;
+        c.same_filled = 3;
+        c.check(p).unwrap();
+        let mut total = c;
+        total.add(&PageCounts {
+            zero: u64::MAX,
+            ..PageCounts::default()
+        });
+        assert_eq!(total.zero, u64::MAX);
+    }
 }

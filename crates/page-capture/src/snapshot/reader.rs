@@ -90,7 +90,7 @@ impl std::fmt::Debug for SnapshotReader {
 impl SnapshotReader {
     /// Open `path` and validate its header.
     pub fn open(path: &Path) -> Result<SnapshotReader> {
-        let mut file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+        let mut file = crate::input::open_input(path, "cannot open")?;
         let file_len = file
             .metadata()
             .map_err(|e| Error::io(path, "cannot stat", e))?
@@ -117,8 +117,19 @@ impl SnapshotReader {
             )
         })?;
         let data_start = FIXED_LEN as u64 + meta_len as u64;
+        header.counts.check(path)?;
         let limit = if header.finalized {
-            let want = data_start + header.stream_len;
+            let want = data_start.checked_add(header.stream_len).ok_or_else(|| {
+                Error::at(
+                    ErrorKind::Corrupt,
+                    path,
+                    0,
+                    format!(
+                        "header field stream_len {} is impossibly large",
+                        header.stream_len
+                    ),
+                )
+            })?;
             if file_len < want {
                 return Err(Error::at(
                     ErrorKind::Truncated,
@@ -284,16 +295,26 @@ impl SnapshotReader {
                     }
                     let n = u64::from_le_bytes(n);
                     self.done = true;
-                    if n != self.pages || (self.header.finalized && n != self.header.counts.stored)
-                    {
+                    let stored = self.header.counts.stored;
+                    let wrong = if n != self.pages {
+                        Some(format!(
+                            "end record counts {n} pages but {} were read",
+                            self.pages
+                        ))
+                    } else if self.header.finalized && n != stored {
+                        Some(format!(
+                            "{n} pages were read (as the end record says) but the header's \
+                             \"stored\" count is {stored}"
+                        ))
+                    } else {
+                        None
+                    };
+                    if let Some(message) = wrong {
                         return Err(Error::at(
                             ErrorKind::Corrupt,
                             &self.path,
                             self.offset(),
-                            format!(
-                                "end record counts {n} pages but {} were read (header says {})",
-                                self.pages, self.header.counts.stored
-                            ),
+                            message,
                         ));
                     }
                     return self.check_stream_end().map(|()| None);

@@ -16,7 +16,7 @@ use super::{
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::maps::RegionKind;
-use crate::output::{AtomicFile, Existing};
+use crate::output::{AtomicFile, Existing, Privacy};
 use crate::PAGE_SIZE;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -86,7 +86,7 @@ impl SnapshotWriter {
         existing: Existing,
     ) -> Result<SnapshotWriter> {
         let io = |e| Error::io(path, "cannot write", e);
-        let mut file = AtomicFile::create(path, existing)?;
+        let mut file = AtomicFile::create_with(path, existing, Privacy::Private)?;
         let header = SnapshotHeader {
             version: VERSION,
             finalized: false,
