@@ -97,6 +97,8 @@ const STREAM: &str = "reads a stream to its end by design (as zstd does): /dev/z
 const MACHINE: &str =
     "changes the machine's swap and zswap (root, the machine lock): tests/zswap_kernel.rs";
 
+const ZRAM: &str = "adds and removes a zram device (root, the machine lock): tests/zram_kernel.rs";
+
 fn rows() -> Vec<Row> {
     use Class::*;
     use Fixture as F;
@@ -142,6 +144,16 @@ fn rows() -> Vec<Row> {
             (FullStdout, MACHINE),
             (UnreadableInput, MACHINE),
         ]),
+        r("zram-kernel", "zram-kernel --corpus {IN} -o {OUT}", F::Pages, Some("o.md"), false, &[
+            (ExistingOutputForce, ZRAM),
+            (OutputSymlinkForce, ZRAM),
+            (OutputFifo, ZRAM),
+            (OutputFullDevice, ZRAM),
+            (ClosedStdout, ZRAM),
+            (FullStdout, ZRAM),
+            (UnreadableInput, ZRAM),
+        ]),
+        r("restore", "restore", F::None, None, true, &[]),
         r("bench", "bench --max-pages 8 --reps 1 --corpus {IN} -o {OUT}", F::Pages, Some("o.md"), false, &[]),
         r("completions", "completions bash", F::None, None, true, &[]),
         r("man", "man -o {OUTDIR}", F::None, Some("cannery.1"), false, &[

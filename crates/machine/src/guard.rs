@@ -277,6 +277,10 @@ pub struct Restored {
 /// reboot only swap files are left to remove. Refuses while a live run
 /// holds the lock.
 pub fn restore_stale(system: &System) -> Result<Restored, JournalError> {
+    // No journal, nothing to take the lock for (and no root needed to say so).
+    if journal::load(system)?.is_none() {
+        return Ok(Restored::default());
+    }
     let Some(mut journal) = Journal::take_stale(system)? else {
         return Ok(Restored::default());
     };

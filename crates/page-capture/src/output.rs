@@ -221,6 +221,10 @@ impl AtomicFile {
             tmp_name.push(name);
             tmp_name.push(format!(".{pid}.{n}.partial"));
             let tmp = dir.join(tmp_name);
+            // Registered before it exists, so a signal between the create
+            // and the registration cannot leave it behind (the name is
+            // ours: pid and counter; unregistered again if it is taken).
+            crate::interrupt::register_partial(&tmp);
             match OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -229,7 +233,6 @@ impl AtomicFile {
                 .open(&tmp)
             {
                 Ok(file) => {
-                    crate::interrupt::register_partial(&tmp);
                     return Ok(AtomicFile {
                         file: Some(file),
                         tmp: Some(tmp),
@@ -240,8 +243,13 @@ impl AtomicFile {
                         committed: false,
                     });
                 }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(Error::io(path, "cannot create", e)),
+                Err(e) => {
+                    crate::interrupt::unregister_partial(&tmp);
+                    if e.kind() == io::ErrorKind::AlreadyExists {
+                        continue;
+                    }
+                    return Err(Error::io(path, "cannot create", e));
+                }
             }
         }
         unreachable!("u32 temporary names exhausted")
