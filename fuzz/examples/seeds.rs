@@ -58,7 +58,7 @@ fn main() {
 struct Seeds {
     /// Distinct non-zero pages of the shipped corpus.
     pages: Vec<Vec<u8>>,
-    /// A 316-byte count prefix per workload (its pages' symbol counts scaled to bytes).
+    /// 316 count bytes per workload (its pages' symbol counts scaled to bytes).
     count_bytes: Vec<Vec<u8>>,
     /// Tables: the kernel's 2024 table, the fixed code, one trained per workload.
     tables: Vec<Table>,
@@ -148,20 +148,30 @@ impl Seeds {
         }
     }
 
-    /// Canned streams of the seed pages, each with the table `common::table_from`
-    /// makes of `prefix`, and the kernel's vectors.
+    /// Table selectors (`common::with_table`): some of the fixed set, and
+    /// each workload's counts as an arbitrary table.
+    fn prefixes(&self) -> Vec<Vec<u8>> {
+        let fixed = [0u8, 1, 2, 3, 6, 9, 12, 33, 62, 101, 126];
+        let arbitrary = self.count_bytes.iter().enumerate();
+        fixed
+            .iter()
+            .map(|&i| vec![i])
+            .chain(arbitrary.map(|(k, c)| [&[common::ARBITRARY + k as u8 % 2][..], c].concat()))
+            .collect()
+    }
+
+    /// Canned streams of the seed pages with the table `prefix` selects.
     fn streams(&self, prefix: &[u8]) -> Vec<Vec<u8>> {
         let mut v = Vec::new();
-        if let Some(table) = common::table_from(prefix, false) {
-            let mut e = Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(&table))
-                .expect("encodable");
+        common::with_table(prefix, false, |c, _| {
+            let e = c.encoder(Level::Fast).expect("encodable");
             for p in &self.pages {
                 let mut s = Vec::new();
                 if let Ok(Outcome::Compressed(_)) = e.compress(p, &mut s) {
                     v.push(s);
                 }
             }
-        }
+        });
         v
     }
 
@@ -170,18 +180,18 @@ impl Seeds {
         let mut decode_canned = Vec::new();
         let mut differential = Vec::new();
         let mut roundtrip = Vec::new();
-        for (i, prefix) in self.count_bytes.iter().enumerate() {
+        for (i, prefix) in self.prefixes().iter().enumerate() {
             for s in damaged(&self.streams(prefix)) {
-                decode_canned.push(cat(&[prefix, &s]));
+                decode_canned.push(cat(&[prefix, &[0xff], &s]));
                 differential.push(cat(&[prefix, &s]));
             }
-            for (j, p) in self.pages.iter().enumerate() {
+            for (j, p) in self.pages.iter().enumerate().skip(i % 4).step_by(4) {
                 roundtrip.push(cat(&[prefix, &[(i + j) as u8 % 3], p]));
                 differential.push(cat(&[prefix, p]));
             }
             for (_, iaa, zlib) in &self.vectors {
-                decode_canned.push(cat(&[prefix, iaa]));
-                decode_canned.push(cat(&[prefix, zlib]));
+                decode_canned.push(cat(&[prefix, &[0xff], iaa]));
+                decode_canned.push(cat(&[prefix, &[0xff], zlib]));
             }
         }
         let mut decode_fast = Vec::new();

@@ -1,6 +1,7 @@
 //! Canned round trip: any page (≤ 4096 bytes) with any encodable table, at
 //! any level, decodes back to the page, and the stream re-encodes to the
-//! same bytes from its tokens.
+//! same bytes from its tokens. Input: the table (`common::with_table`), a
+//! level byte, the page.
 #![no_main]
 
 use cannery_codec::backend::check::{reencode_canned_with, Reencode};
@@ -11,8 +12,7 @@ use libfuzzer_sys::fuzz_target;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    common::with_codec(data, false, |c| {
-        let rest = &data[common::TABLE_BYTES..];
+    common::with_table(data, false, |c, rest| {
         let Some((&lvl, page)) = rest.split_first() else {
             return;
         };

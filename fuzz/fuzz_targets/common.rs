@@ -2,13 +2,15 @@
 //! a cache of the tables (with their decoder and encoders) already built.
 //!
 //! Building a table, its decode tables and an encoder costs far more than
-//! decoding one page (about 80 % of an execution in `decode_canned`,
-//! `differential_miniz` and `canned_roundtrip` before the cache), and the
-//! fuzzer keeps mutating the stream bytes of the same corpus entries, whose
-//! table bytes stay the same. [`with_codec`] gives exactly the table
-//! [`table_from`] builds from the same bytes, built once per distinct table
-//! bytes (and once per distinct length set), so each target's property is
-//! unchanged.
+//! decoding one page: under callgrind, `Table::from_lengths` (its
+//! byte-aligned header search), package-merge and `CannedDecoder::new` were
+//! 99 % of `decode_canned`'s instructions, even with a cache, because the
+//! fuzzer's mutations keep changing the 316 table bytes. So [`with_table`]
+//! lets the first input byte choose: one of [`FIXED_TABLES`] tables built
+//! once (the kernel's 2024 table and seeded counts of every length limit),
+//! or, from [`ARBITRARY`] up, an arbitrary table from the next 316 bytes as
+//! [`table_from`] builds it, cached by those bytes ([`with_codec`]). Every
+//! table the targets could check before is still reachable.
 #![allow(dead_code)] // each target uses part of this module
 
 use std::cell::RefCell;
@@ -16,6 +18,8 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use cannery_codec::huffman::limited_code_lengths;
+use cannery_codec::rng::XorShift64;
+use cannery_codec::table::rules::qpl_loadable_variant;
 use cannery_codec::{CannedDecoder, Encoder, Format, Level, Mode, Table};
 
 /// Bytes a table consumes from the input.
@@ -61,6 +65,9 @@ pub struct Codec {
     pub table: Table,
     /// `CannedDecoder::new(&table)`.
     pub decoder: CannedDecoder,
+    /// Set by targets whose checks of the table alone (not of the input)
+    /// are done: they give the same answer every time.
+    pub checked: bool,
     /// `Encoder::new(Canned, Iaa, level, table)` by `Level::ALL` index;
     /// `Some(None)`: the table cannot encode (an uncoded symbol).
     encoders: [Option<Option<Encoder>>; 3],
@@ -71,6 +78,7 @@ impl Codec {
         Codec {
             decoder: CannedDecoder::new(&table),
             table,
+            checked: false,
             encoders: [None, None, None],
         }
     }
@@ -99,6 +107,8 @@ type Shared = Rc<RefCell<Codec>>;
 thread_local! {
     /// By the 316 table bytes and the uncoded flag (`None`: no table).
     static BY_BYTES: RefCell<HashMap<(Vec<u8>, bool), Option<Shared>>> = RefCell::new(HashMap::new());
+    /// The fixed set, by `2 * index + allow_uncoded` (`None`: not built yet).
+    static FIXED: RefCell<Vec<Option<Shared>>> = RefCell::new(vec![None; 2 * FIXED_TABLES]);
     /// By code lengths, so counts giving the same lengths share one codec.
     static BY_LENGTHS: RefCell<HashMap<(Vec<u8>, Vec<u8>), Shared>> = RefCell::new(HashMap::new());
 }
@@ -151,4 +161,58 @@ pub fn sample_table() -> Table {
         .map(|s| (s * 7919 % 251) as u8)
         .collect();
     table_from(&counts, false).expect("complete counts give a table")
+}
+
+/// Tables in the fixed set.
+pub const FIXED_TABLES: usize = 64;
+/// A first byte from this up selects an arbitrary table from the next 316
+/// bytes; below it, fixed table `(byte / 2) % FIXED_TABLES`, its variant
+/// with uncoded symbols when the byte is odd (where the target allows them).
+pub const ARBITRARY: u8 = 0xc0;
+
+/// Fixed table `i` (uncoded symbols allowed or not): 0 is the kernel's 2024
+/// table (with `allow_uncoded`; else its complete variant, every symbol
+/// coded), the others come from seeded counts, skewed per table, with each
+/// length limit 9..=15 (`table_from`).
+fn fixed_table(i: usize, allow_uncoded: bool) -> Table {
+    if i == 0 {
+        let k = Table::kernel_2024();
+        return if allow_uncoded {
+            k
+        } else {
+            qpl_loadable_variant(&k)
+        };
+    }
+    let mut rng = XorShift64::new(0x2545_f491_4f6c_dd1d ^ (i as u64) << 8 | 1);
+    let shift = rng.next_u64() % 8;
+    let mut bytes: Vec<u8> = (0..TABLE_BYTES)
+        .map(|_| (rng.next_u64() >> (56 + shift)) as u8)
+        .collect();
+    bytes[0] = i as u8;
+    table_from(&bytes, allow_uncoded).expect("table_from gives a table for any 316 bytes")
+}
+
+/// Runs `f` on the codec the first byte of `data` selects (fixed or
+/// arbitrary, see [`ARBITRARY`]) and the bytes after the table's; with
+/// `allow_uncoded`, odd first bytes select tables that may leave symbols
+/// uncoded (the kernel's 2024 table is first byte 1). `None` when `data` is
+/// too short for its table.
+pub fn with_table<R>(
+    data: &[u8],
+    allow_uncoded: bool,
+    f: impl FnOnce(&mut Codec, &[u8]) -> R,
+) -> Option<R> {
+    let (&sel, rest) = data.split_first()?;
+    let uncoded = allow_uncoded && sel & 1 == 1;
+    if sel >= ARBITRARY {
+        return with_codec(rest, uncoded, |c| f(c, &rest[TABLE_BYTES..]));
+    }
+    let i = (sel >> 1) as usize % FIXED_TABLES;
+    let codec = FIXED.with_borrow_mut(|v| {
+        v[2 * i + usize::from(uncoded)]
+            .get_or_insert_with(|| Rc::new(RefCell::new(Codec::new(fixed_table(i, uncoded)))))
+            .clone()
+    });
+    let mut c = codec.borrow_mut();
+    Some(f(&mut c, rest))
 }

@@ -1,5 +1,6 @@
 //! Decode arbitrary bytes as a canned stream with an arbitrary valid table,
 //! and as raw deflate: never panics, never produces more than the limit.
+//! Input: the table (`common::with_table`), a limit byte, the stream.
 #![no_main]
 
 use cannery_codec::decode::inflate;
@@ -9,10 +10,11 @@ use libfuzzer_sys::fuzz_target;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    let allow_uncoded = data.first().is_some_and(|b| b & 1 == 1);
-    common::with_codec(data, allow_uncoded, |c| {
-        let stream = &data[common::TABLE_BYTES..];
-        let limit = 1 + (data[1] as usize * 16) % 4096;
+    common::with_table(data, true, |c, rest| {
+        let Some((&lim, stream)) = rest.split_first() else {
+            return;
+        };
+        let limit = 1 + (lim as usize * 16) % 4096;
         let d = &c.decoder;
         let mut out = vec![0u8; limit];
         if let Ok(n) = d.decompress(stream, &mut out) {

@@ -3,6 +3,7 @@
 //! stricter one (4096-byte window, zero padding, nothing after the stream
 //! but QPL's empty fixed block), so whenever ours accepts, miniz_oxide must
 //! accept with the same bytes. Our own streams must decode in both.
+//! Input: the table (`common::with_table`), then the stream (or page).
 #![no_main]
 
 use cannery_codec::backend::canned_to_deflate;
@@ -13,8 +14,7 @@ use libfuzzer_sys::fuzz_target;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    common::with_codec(data, false, |c| {
-        let rest = &data[common::TABLE_BYTES..];
+    common::with_table(data, false, |c, rest| {
         // Arbitrary bytes as a canned stream.
         let mut ours = vec![0u8; 4096];
         if let Ok(n) = c.decoder.decompress(rest, &mut ours) {
