@@ -7,7 +7,7 @@
 //! committed as a binary blob; `fuzz/corpus/` is git-ignored.
 //!
 //! ```sh
-//! cargo run --release --manifest-path fuzz/Cargo.toml --example seeds
+//! cargo run --manifest-path fuzz/Cargo.toml --example seeds
 //! ```
 //!
 //! Existing seed files are replaced (they are generated); other files in
