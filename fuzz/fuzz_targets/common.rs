@@ -104,14 +104,17 @@ impl Codec {
 const CACHE_CAP: usize = 64;
 
 type Shared = Rc<RefCell<Codec>>;
+/// Table bytes with the uncoded flag; code lengths (literal/length, distance).
+type BytesKey = (Vec<u8>, bool);
+type LengthsKey = (Vec<u8>, Vec<u8>);
 
 thread_local! {
     /// By the 316 table bytes and the uncoded flag (`None`: no table).
-    static BY_BYTES: RefCell<HashMap<(Vec<u8>, bool), Option<Shared>>> = RefCell::new(HashMap::new());
+    static BY_BYTES: RefCell<HashMap<BytesKey, Option<Shared>>> = RefCell::new(HashMap::new());
     /// The fixed set, by `2 * index + allow_uncoded` (`None`: not built yet).
     static FIXED: RefCell<Vec<Option<Shared>>> = RefCell::new(vec![None; 2 * FIXED_TABLES]);
     /// By code lengths, so counts giving the same lengths share one codec.
-    static BY_LENGTHS: RefCell<HashMap<(Vec<u8>, Vec<u8>), Shared>> = RefCell::new(HashMap::new());
+    static BY_LENGTHS: RefCell<HashMap<LengthsKey, Shared>> = RefCell::new(HashMap::new());
 }
 
 /// Runs `f` on the codec of [`table_from`]`(bytes, allow_uncoded)`, built
