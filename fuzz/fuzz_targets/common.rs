@@ -1,36 +1,222 @@
-//! Shared by the fuzz targets: turning fuzzer bytes into a valid table.
+//! Shared by the fuzz targets: turning fuzzer bytes into a valid table, and
+//! a cache of the tables (with their decoder and encoders) already built.
+//!
+//! Building a table, its decode tables and an encoder costs far more than
+//! decoding one page: under callgrind, `Table::from_lengths` (its
+//! byte-aligned header search), package-merge and `CannedDecoder::new` were
+//! 99 % of `decode_canned`'s instructions, even with a cache, because the
+//! fuzzer's mutations keep changing the 316 table bytes. So [`with_table`]
+//! lets the first input byte choose: one of [`FIXED_TABLES`] tables built
+//! once (the kernel's 2024 table and seeded counts of every length limit),
+//! or, from [`ARBITRARY`] up, an arbitrary table from the next 316 bytes as
+//! [`table_from`] builds it, cached by those bytes ([`with_codec`]). Every
+//! table the targets could check before is still reachable.
+#![allow(dead_code)] // each target uses part of this module
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 use cannery_codec::huffman::limited_code_lengths;
-use cannery_codec::Table;
+use cannery_codec::rng::XorShift64;
+use cannery_codec::table::rules::qpl_loadable_variant;
+use cannery_codec::{CannedDecoder, Encoder, Format, Level, Mode, Table};
 
 /// Bytes a table consumes from the input.
 pub const TABLE_BYTES: usize = 316;
 
-/// A valid table from 316 bytes: each byte is a symbol count (0 allowed
+/// Code lengths from 316 bytes: each byte is a symbol count (0 allowed
 /// when `allow_uncoded`, else at least 1), lengths from package-merge with
-/// a limit of 15 (or the byte-chosen smaller limit), so every table this
-/// returns passes `Table::from_lengths`.
-pub fn table_from(bytes: &[u8], allow_uncoded: bool) -> Option<Table> {
-    if bytes.len() < TABLE_BYTES {
-        return None;
-    }
+/// the byte-chosen limit 9..=15.
+fn lengths_from(bytes: &[u8], allow_uncoded: bool) -> (Vec<u8>, Vec<u8>) {
     let floor = u64::from(!allow_uncoded);
     let mut ll: Vec<u64> = bytes[..286].iter().map(|&b| b as u64 + floor).collect();
-    let d: Vec<u64> = bytes[286..316].iter().map(|&b| b as u64 + floor).collect();
+    let mut d: Vec<u64> = bytes[286..316].iter().map(|&b| b as u64 + floor).collect();
     // A table needs an end-of-block code; a code needs two symbols.
     ll[256] = ll[256].max(1);
     if ll.iter().filter(|&&c| c > 0).count() < 2 {
         ll[0] = ll[0].max(1);
     }
-    let mut d = d;
     if d.iter().filter(|&&c| c > 0).count() < 2 {
         d[0] = d[0].max(1);
         d[1] = d[1].max(1);
     }
     let limit = 9 + bytes[0] % 7; // 9..=15
-    Table::from_lengths(
-        &limited_code_lengths(&ll, limit),
-        &limited_code_lengths(&d, limit.min(15)),
+    (
+        limited_code_lengths(&ll, limit),
+        limited_code_lengths(&d, limit),
     )
-    .ok()
+}
+
+/// A valid table from the first 316 bytes (see [`lengths_from`]): every
+/// table this returns passes `Table::from_lengths`; `None` when `bytes` is
+/// shorter.
+pub fn table_from(bytes: &[u8], allow_uncoded: bool) -> Option<Table> {
+    if bytes.len() < TABLE_BYTES {
+        return None;
+    }
+    let (ll, d) = lengths_from(bytes, allow_uncoded);
+    Table::from_lengths(&ll, &d).ok()
+}
+
+/// A table with its decoder and, made on first use, its encoder per level.
+pub struct Codec {
+    /// The table.
+    pub table: Table,
+    /// `CannedDecoder::new(&table)`.
+    pub decoder: CannedDecoder,
+    /// Set by targets whose checks of the table alone (not of the input)
+    /// are done: they give the same answer every time.
+    pub checked: bool,
+    /// `Encoder::new(Canned, Iaa, level, table)` by `Level::ALL` index;
+    /// `Some(None)`: the table cannot encode (an uncoded symbol).
+    encoders: [Option<Option<Encoder>>; 3],
+}
+
+impl Codec {
+    fn new(table: Table) -> Codec {
+        Codec {
+            decoder: CannedDecoder::new(&table),
+            table,
+            checked: false,
+            encoders: [None, None, None],
+        }
+    }
+
+    /// The canned IAA encoder of this table at `level`, or `None` when the
+    /// table leaves a symbol uncoded. Encoders keep no state from one page
+    /// to the next (each `compress` starts over), so reuse is safe.
+    pub fn encoder(&mut self, level: Level) -> Option<&mut Encoder> {
+        let i = Level::ALL
+            .iter()
+            .position(|&l| l == level)
+            .expect("a level");
+        let table = &self.table;
+        self.encoders[i]
+            .get_or_insert_with(|| Encoder::new(Mode::Canned, Format::Iaa, level, Some(table)).ok())
+            .as_mut()
+    }
+}
+
+/// Entries kept before a cache starts over. `differential_miniz` reached
+/// 483 MB RSS in 2 minutes with 256 (most of it ASan's quarantine), close
+/// to `-rss_limit_mb=512`; 64 keeps the caches' own share small.
+const CACHE_CAP: usize = 64;
+
+type Shared = Rc<RefCell<Codec>>;
+/// Table bytes with the uncoded flag; code lengths (literal/length, distance).
+type BytesKey = (Vec<u8>, bool);
+type LengthsKey = (Vec<u8>, Vec<u8>);
+
+thread_local! {
+    /// By the 316 table bytes and the uncoded flag (`None`: no table).
+    static BY_BYTES: RefCell<HashMap<BytesKey, Option<Shared>>> = RefCell::new(HashMap::new());
+    /// The fixed set, by `2 * index + allow_uncoded` (`None`: not built yet).
+    static FIXED: RefCell<Vec<Option<Shared>>> = RefCell::new(vec![None; 2 * FIXED_TABLES]);
+    /// By code lengths, so counts giving the same lengths share one codec.
+    static BY_LENGTHS: RefCell<HashMap<LengthsKey, Shared>> = RefCell::new(HashMap::new());
+}
+
+/// Runs `f` on the codec of [`table_from`]`(bytes, allow_uncoded)`, built
+/// once per distinct table bytes; `None` when that gives no table.
+pub fn with_codec<R>(
+    bytes: &[u8],
+    allow_uncoded: bool,
+    f: impl FnOnce(&mut Codec) -> R,
+) -> Option<R> {
+    if bytes.len() < TABLE_BYTES {
+        return None;
+    }
+    let key = (bytes[..TABLE_BYTES].to_vec(), allow_uncoded);
+    let cached = BY_BYTES.with_borrow(|m| m.get(&key).cloned());
+    let codec = match cached {
+        Some(c) => c,
+        None => {
+            let lengths = lengths_from(bytes, allow_uncoded);
+            let c = BY_LENGTHS.with_borrow_mut(|m| {
+                if let Some(c) = m.get(&lengths) {
+                    return Some(c.clone());
+                }
+                let table = Table::from_lengths(&lengths.0, &lengths.1).ok()?;
+                let c = Rc::new(RefCell::new(Codec::new(table)));
+                if m.len() >= CACHE_CAP {
+                    m.clear();
+                }
+                m.insert(lengths, c.clone());
+                Some(c)
+            });
+            BY_BYTES.with_borrow_mut(|m| {
+                if m.len() >= CACHE_CAP {
+                    m.clear();
+                }
+                m.insert(key, c.clone());
+            });
+            c
+        }
+    }?;
+    let mut c = codec.borrow_mut();
+    Some(f(&mut c))
+}
+
+/// A fixed table with every symbol coded and lengths 4..=15 (for targets
+/// that need one complete table, and the seeds written for them).
+pub fn sample_table() -> Table {
+    let counts: Vec<u8> = (0..TABLE_BYTES as u32)
+        .map(|s| (s * 7919 % 251) as u8)
+        .collect();
+    table_from(&counts, false).expect("complete counts give a table")
+}
+
+/// Tables in the fixed set.
+pub const FIXED_TABLES: usize = 64;
+/// A first byte from this up selects an arbitrary table from the next 316
+/// bytes; below it, fixed table `(byte / 2) % FIXED_TABLES`, its variant
+/// with uncoded symbols when the byte is odd (where the target allows them).
+pub const ARBITRARY: u8 = 0xc0;
+
+/// Fixed table `i` (uncoded symbols allowed or not): 0 is the kernel's 2024
+/// table (with `allow_uncoded`; else its complete variant, every symbol
+/// coded), the others come from seeded counts, skewed per table, with each
+/// length limit 9..=15 (`table_from`).
+fn fixed_table(i: usize, allow_uncoded: bool) -> Table {
+    if i == 0 {
+        let k = Table::kernel_2024();
+        return if allow_uncoded {
+            k
+        } else {
+            qpl_loadable_variant(&k)
+        };
+    }
+    let mut rng = XorShift64::new(0x2545_f491_4f6c_dd1d ^ (i as u64) << 8 | 1);
+    let shift = rng.next_u64() % 8;
+    let mut bytes: Vec<u8> = (0..TABLE_BYTES)
+        .map(|_| (rng.next_u64() >> (56 + shift)) as u8)
+        .collect();
+    bytes[0] = i as u8;
+    table_from(&bytes, allow_uncoded).expect("table_from gives a table for any 316 bytes")
+}
+
+/// Runs `f` on the codec the first byte of `data` selects (fixed or
+/// arbitrary, see [`ARBITRARY`]) and the bytes after the table's; with
+/// `allow_uncoded`, odd first bytes select tables that may leave symbols
+/// uncoded (the kernel's 2024 table is first byte 1). `None` when `data` is
+/// too short for its table.
+pub fn with_table<R>(
+    data: &[u8],
+    allow_uncoded: bool,
+    f: impl FnOnce(&mut Codec, &[u8]) -> R,
+) -> Option<R> {
+    let (&sel, rest) = data.split_first()?;
+    let uncoded = allow_uncoded && sel & 1 == 1;
+    if sel >= ARBITRARY {
+        return with_codec(rest, uncoded, |c| f(c, &rest[TABLE_BYTES..]));
+    }
+    let i = (sel >> 1) as usize % FIXED_TABLES;
+    let codec = FIXED.with_borrow_mut(|v| {
+        v[2 * i + usize::from(uncoded)]
+            .get_or_insert_with(|| Rc::new(RefCell::new(Codec::new(fixed_table(i, uncoded)))))
+            .clone()
+    });
+    let mut c = codec.borrow_mut();
+    Some(f(&mut c, rest))
 }

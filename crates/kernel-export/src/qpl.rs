@@ -24,7 +24,8 @@
 
 use cannery_codec::constants::{NUM_DIST, NUM_LITLEN};
 use cannery_codec::table::rules::{BitBudget, Rule, BITBUF_LIMIT};
-use cannery_codec::Table;
+use cannery_codec::table::Alphabet;
+use cannery_codec::{Table, TableError};
 use serde_json::json;
 
 use crate::error::ExportError;
@@ -114,16 +115,74 @@ impl QplExport {
     }
 }
 
-/// Reads a counts file back into (literal/length, distance) counts.
-pub fn parse_counts(bytes: &[u8]) -> Option<(Vec<u64>, Vec<u64>)> {
+/// Why a counts file could not be read back.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CountsError {
+    /// The file is not 316 little-endian u32.
+    #[error(
+        "a QPL counts file has {COUNTS_LEN} bytes (316 little-endian u32), this one has {found}"
+    )]
+    Length {
+        /// Bytes found.
+        found: usize,
+    },
+    /// A count that no code length gives.
+    #[error(
+        "{alphabet} symbol {symbol} (byte offset {offset}): count {count} is not 2^(15 - length) \
+         for a code length 1..=15"
+    )]
+    NotALength {
+        /// Which alphabet.
+        alphabet: Alphabet,
+        /// The symbol.
+        symbol: usize,
+        /// Byte offset of its count in the file.
+        offset: usize,
+        /// The count read.
+        count: u32,
+    },
+    /// The lengths the counts give do not form a valid table.
+    #[error("the counts give no valid table: {0}")]
+    Table(#[from] TableError),
+}
+
+/// Reads a counts file back into (literal/length, distance) counts; every
+/// count must be `2^(15 − length)` for a length 1..=15 (what
+/// [`QplExport::counts_bytes`] writes), else the error names the symbol.
+pub fn parse_counts(bytes: &[u8]) -> Result<(Vec<u64>, Vec<u64>), CountsError> {
     if bytes.len() != COUNTS_LEN {
-        return None;
+        return Err(CountsError::Length { found: bytes.len() });
     }
-    let all: Vec<u64> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")) as u64)
-        .collect();
-    Some((all[..NUM_LITLEN].to_vec(), all[NUM_LITLEN..].to_vec()))
+    let mut all = Vec::with_capacity(NUM_LITLEN + NUM_DIST);
+    for (i, c) in bytes.chunks_exact(4).enumerate() {
+        let count = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+        if !count.is_power_of_two() || count > 1 << 14 {
+            let (alphabet, symbol) = if i < NUM_LITLEN {
+                (Alphabet::LitLen, i)
+            } else {
+                (Alphabet::Dist, i - NUM_LITLEN)
+            };
+            return Err(CountsError::NotALength {
+                alphabet,
+                symbol,
+                offset: 4 * i,
+                count,
+            });
+        }
+        all.push(count as u64);
+    }
+    Ok((all[..NUM_LITLEN].to_vec(), all[NUM_LITLEN..].to_vec()))
+}
+
+/// The table a counts file stands for: each count's length
+/// `15 − log2(count)`, checked by [`Table::from_lengths`].
+pub fn table_from_counts(bytes: &[u8]) -> Result<Table, CountsError> {
+    let (ll, d) = parse_counts(bytes)?;
+    let length = |c: &u64| 15 - c.trailing_zeros() as u8;
+    let ll: Vec<u8> = ll.iter().map(length).collect();
+    let d: Vec<u8> = d.iter().map(length).collect();
+    Ok(Table::from_lengths(&ll, &d)?)
 }
 
 #[cfg(test)]
@@ -152,6 +211,10 @@ mod tests {
         let (ll, d) = parse_counts(&q.counts_bytes()).unwrap();
         assert_eq!(limited_code_lengths(&ll, 15), t.lengths().litlen.to_vec());
         assert_eq!(limited_code_lengths(&d, 15), t.lengths().dist.to_vec());
+        assert_eq!(
+            table_from_counts(&q.counts_bytes()).unwrap().lengths(),
+            t.lengths()
+        );
         // Layout: symbol 0's count first, little-endian.
         let b = q.counts_bytes();
         assert_eq!(b.len(), 1264);
@@ -159,6 +222,30 @@ mod tests {
         assert_eq!(&b[..4], &c0.to_le_bytes());
         let d29 = 1u32 << (15 - t.lengths().dist[29]);
         assert_eq!(&b[1260..], &d29.to_le_bytes());
+    }
+
+    #[test]
+    fn damaged_counts_files_are_refused_naming_what_is_wrong() {
+        let b = QplExport::new(&complete_table()).unwrap().counts_bytes();
+        let e = parse_counts(&b[..1263]).unwrap_err();
+        assert_eq!(e, CountsError::Length { found: 1263 });
+        assert!(e.to_string().contains("1264 bytes"), "{e}");
+        let mut bad = b.clone();
+        bad[4 * 290..4 * 291].copy_from_slice(&3u32.to_le_bytes());
+        let e = parse_counts(&bad).unwrap_err();
+        assert_eq!(e.to_string(), "distance symbol 4 (byte offset 1160): count 3 is not 2^(15 - length) for a code length 1..=15");
+        bad[4 * 290..4 * 291].copy_from_slice(&(1u32 << 15).to_le_bytes());
+        assert!(matches!(
+            parse_counts(&bad),
+            Err(CountsError::NotALength { count: 32768, .. })
+        ));
+        // Every count 2^14: 316 codes of length 1, over-subscribed.
+        let short: Vec<u8> = (0..316).flat_map(|_| (1u32 << 14).to_le_bytes()).collect();
+        let e = table_from_counts(&short).unwrap_err();
+        assert!(
+            matches!(e, CountsError::Table(TableError::OverSubscribed { .. })),
+            "{e}"
+        );
     }
 
     #[test]

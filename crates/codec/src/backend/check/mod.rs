@@ -19,7 +19,8 @@ pub use devices::{iaa_devices, qat_devices};
 pub use fuzz::{fuzz, FuzzReport};
 pub use matrix::{run_matrix, Cell, Counts, Failure, FailureCase, MatrixSpec, Reproducer, Verdict};
 pub use pair::{
-    check_pair, check_stream, reencode_canned, PairOutcome, PairResult, Reencode, QPL_SW_TAIL,
+    check_pair, check_stream, reencode_canned, reencode_canned_with, PairOutcome, PairResult,
+    Reencode, QPL_SW_TAIL,
 };
 pub use render::render_matrix;
 pub use report::{rule_results, validate, RuleResult, ValidationReport};

@@ -43,7 +43,18 @@ pub fn reencode_canned(
     table: &Table,
     stream: &[u8],
 ) -> Result<Result<Reencode, usize>, BackendError> {
-    let tokens = CannedDecoder::new(table).tokens(stream, PAGE_SIZE)?;
+    reencode_canned_with(&CannedDecoder::new(table), table, stream)
+}
+
+/// [`reencode_canned`] with `table`'s decoder already built (`decoder` must
+/// be `CannedDecoder::new(table)`): for callers that check many streams of
+/// one table, such as the fuzz targets.
+pub fn reencode_canned_with(
+    decoder: &CannedDecoder,
+    table: &Table,
+    stream: &[u8],
+) -> Result<Result<Reencode, usize>, BackendError> {
+    let tokens = decoder.tokens(stream, PAGE_SIZE)?;
     let mut plain = Vec::with_capacity(stream.len());
     let mut w = BitWriter::new(&mut plain);
     write_tokens(&mut w, &tokens, table, usize::MAX);

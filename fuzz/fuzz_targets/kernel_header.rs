@@ -1,0 +1,37 @@
+//! The kernel-header import and its C scanner (`table_from_kernel_header`):
+//! arbitrary text never panics, and a refusal is an error that says what was
+//! wrong (a non-empty message). Write then read: the header we write for
+//! the table the first byte selects (`common::with_table`), in each API
+//! form, imports back to the same lengths (checked once per table).
+#![no_main]
+
+use cannery_export::c_header::{kernel_header, Api, KernelOptions};
+use cannery_export::import::table_from_kernel_header;
+use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    match table_from_kernel_header(&text) {
+        // Whatever it read is a valid table; exporting it must then work
+        // unless it breaks a rule of the API.
+        Ok(t) => assert!(t.lengths().litlen[256] > 0),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+    // Write then read, once per table (the first byte selects it,
+    // `common::with_table`): every API form.
+    common::with_table(data, true, |c, _| {
+        if std::mem::replace(&mut c.checked, true) {
+            return;
+        }
+        for api in Api::ALL {
+            if let Ok(h) = kernel_header(&c.table, &KernelOptions::new("canned").with_api(api)) {
+                let back = table_from_kernel_header(&h)
+                    .unwrap_or_else(|e| panic!("own {api} header imports: {e}\n{h}"));
+                assert_eq!(back.lengths(), c.table.lengths());
+            }
+        }
+    });
+});

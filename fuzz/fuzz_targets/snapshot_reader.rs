@@ -1,0 +1,112 @@
+//! The snapshot reader (`SnapshotReader`: fixed header, metadata JSON, the
+//! zstd record stream of page, process and end records), on the input as a
+//! file in a tmpfs (`/dev/shm`, else the temporary directory). No panic;
+//! at most 1024 pages read per input (a few bytes of zstd can stand for
+//! gigabytes), memory bounded by `-rss_limit_mb`; every error names the
+//! file and a byte offset inside it, and ends the stream. Write then read:
+//! a snapshot written with `SnapshotWriter` of pages, regions and process
+//! names cut from the input reads back to exactly them.
+#![no_main]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use cannery_capture::maps::RegionKind;
+use cannery_capture::output::Existing;
+use cannery_capture::snapshot::reader::SnapshotReader;
+use cannery_capture::snapshot::writer::SnapshotWriter;
+use cannery_capture::Metadata;
+use libfuzzer_sys::fuzz_target;
+
+/// This process's scratch files.
+fn scratch(name: &str) -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let shm = PathBuf::from("/dev/shm");
+        let base = if shm.is_dir() {
+            shm
+        } else {
+            std::env::temp_dir()
+        };
+        let d = base.join(format!("cannery-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("scratch directory");
+        d
+    });
+    dir.join(name)
+}
+
+/// An error of the reader names `path` and an offset no further than `len`.
+fn check_error(e: &cannery_capture::Error, path: &std::path::Path, len: u64) {
+    let msg = e.to_string();
+    assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+    if let Some(off) = e.offset() {
+        assert!(
+            off <= len.max(128) + (1 << 20),
+            "offset {off} beyond a {len}-byte file: {msg}"
+        );
+        assert!(msg.contains(&format!("at byte offset {off}")), "{msg}");
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let path = scratch("input.cansnap");
+    std::fs::write(&path, data).expect("scratch file");
+    match SnapshotReader::open(&path) {
+        Ok(mut r) => {
+            for _ in 0..1024 {
+                match r.next() {
+                    None => break,
+                    Some(Ok(p)) => assert_eq!(p.data.len(), 4096),
+                    Some(Err(e)) => {
+                        check_error(&e, &path, data.len() as u64);
+                        assert!(r.next().is_none(), "the stream ends at its first error");
+                        break;
+                    }
+                }
+            }
+        }
+        Err(e) => check_error(&e, &path, data.len() as u64),
+    }
+
+    // Write then read: up to 3 pages and 2 processes cut from the input.
+    let Some((&ctl, rest)) = data.split_first() else {
+        return;
+    };
+    let out = scratch("written.cansnap");
+    let meta = Metadata {
+        label: String::from_utf8_lossy(&rest[..rest.len().min(16)]).into_owned(),
+        ..Metadata::default()
+    };
+    let mut w = SnapshotWriter::create(&out, meta.clone(), 1, Existing::Replace).expect("writer");
+    let comm = String::from_utf8_lossy(&rest[..rest.len().min(ctl as usize % 20)]).into_owned();
+    let regions = [
+        RegionKind::Heap,
+        RegionKind::Stack,
+        RegionKind::Anon,
+        RegionKind::FilePrivate,
+    ];
+    let mut written = Vec::new();
+    for (i, chunk) in rest.chunks(4096).take(3).enumerate() {
+        if i == usize::from(ctl >> 6) {
+            w.begin_process(i as u32, u32::from(ctl), &comm)
+                .expect("process record");
+        }
+        let page = [chunk, &vec![ctl; 4096 - chunk.len()]].concat();
+        let region = regions[(ctl as usize + i) % 4];
+        w.write_page(region, &page).expect("page record");
+        written.push((page, region));
+    }
+    let header = w.finish().expect("snapshot finishes");
+    assert_eq!(header.meta, meta);
+    let mut r = SnapshotReader::open(&out).expect("own snapshot opens");
+    assert_eq!(r.header().meta, meta);
+    let mut back = Vec::new();
+    while let Some(p) = r.next() {
+        let p = p.expect("own pages read");
+        if back.len() >= usize::from(ctl >> 6) {
+            assert_eq!(r.process().map(|p| p.comm.as_str()), Some(comm.as_str()));
+        }
+        back.push((p.data, p.region));
+    }
+    assert_eq!(back, written);
+});
