@@ -7,6 +7,7 @@ use cannery_codec::constants::{NUM_DIST, NUM_LITLEN, PAGE_SIZE};
 use cannery_codec::huffman::limited_code_lengths;
 use cannery_codec::Table;
 use proptest::prelude::*;
+use std::time::{Duration, Instant};
 
 /// Pages of many shapes: random, runs, short periods, periods near 4096,
 /// small alphabets, sparse noise over zeros; lengths 0..=4096.
@@ -163,4 +164,23 @@ pub fn qpl_form(tokens: &[cannery_codec::Token], t: &Table) -> (Vec<u8>, usize) 
     w.put(tail, tail_bits);
     w.finish();
     (stream, body)
+}
+
+/// True on a batch engine's worker thread (engine 0 is the caller's thread).
+pub fn on_worker() -> bool {
+    std::thread::current()
+        .name()
+        .is_some_and(|n| n.starts_with("cannery-batch-"))
+}
+
+/// Waits (polling) until `done` holds; panics after 10 s instead of hanging.
+pub fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "timed out: {what}"
+        );
+        std::thread::sleep(Duration::from_micros(200));
+    }
 }

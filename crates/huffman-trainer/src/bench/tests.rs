@@ -1,0 +1,165 @@
+//! Unit tests of `bench.rs` (a file of their own to keep both under 650 lines).
+
+use super::*;
+use cannery_codec::tabular::cells;
+
+fn pages() -> Vec<Vec<u8>> {
+    (0..8u32)
+        .map(|k| {
+            (0..PAGE_SIZE as u32)
+                .map(|i| {
+                    if i % 97 < 60 {
+                        (i / 97 + k) as u8
+                    } else {
+                        (i * 31 + k) as u8
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn every_standard_codec_round_trips_and_reports() {
+    let p = pages();
+    let refs: Vec<&[u8]> = p.iter().map(|x| &x[..]).collect();
+    let dict = cannery_codec::peer::train_zstd_dictionary(&refs, 2048);
+    for c in standard_codecs(&Table::kernel_2024(), dict) {
+        // A workload of 80 other pages and 20 same-filled ones: the 8
+        // measured pages stand for 2 same-filled pages.
+        let share = SameFilledShare::new(20.0, 80);
+        let r = bench_codec("w", &c, &p, share, 1).unwrap();
+        assert_eq!(r.pages, 8);
+        assert!(r.ratio > 1.0, "{}: {}", r.codec, r.ratio);
+        assert!((r.effective_ratio / r.ratio - 10.0 / 8.0).abs() < 1e-9);
+        assert!(r.compress_ns_p50 <= r.compress_ns_p99);
+    }
+}
+
+#[test]
+fn qpl_rows_are_there_exactly_when_built_with_qpl() {
+    let w = BenchWorkload {
+        name: "w".into(),
+        train: crate::testutil::workload_pages(120, 0, 5),
+        test: crate::testutil::workload_pages(12, 0, 6),
+        same_filled: SameFilledShare::new(0.0, 12),
+    };
+    let rs = bench_workload(&w, None, 1, &mut |_| {}).unwrap();
+    let qpl: Vec<&BenchResult> = rs
+        .iter()
+        .filter(|r| matches!(r.codec, ModeKey::Qpl(_)))
+        .collect();
+    if !cfg!(feature = "qpl") {
+        assert!(qpl.is_empty());
+        let e = bench_codec(
+            "w",
+            &BenchCodec::Qpl(QplMode::Fixed, None),
+            &w.test,
+            w.same_filled,
+            1,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("`qpl` feature"), "{e}");
+        return;
+    }
+    assert_eq!(qpl.len(), QplMode::ALL.len());
+    for r in qpl {
+        // Every page round-tripped through QPL (bench_codec checks it).
+        assert_eq!(r.pages, 12);
+        assert!(r.ratio > 1.5, "{}: {}", r.codec, r.ratio);
+    }
+}
+
+#[test]
+fn a_broken_codec_is_reported_not_hidden() {
+    // A canned table that cannot code every literal is refused up front.
+    let mut l = *Table::kernel_2024().lengths();
+    l.litlen[9] = 0;
+    let t = Table::from_lengths(&l.litlen, &l.dist).unwrap();
+    let c = standard_codecs(&t, None).remove(0);
+    assert!(matches!(
+        bench_codec("w", &c, &pages(), SameFilledShare::default(), 1),
+        Err(BenchError::Setup { .. })
+    ));
+}
+
+fn result(codec: &str, compress_ns: u64, decompress_ns: u64) -> BenchResult {
+    BenchResult {
+        workload: "w".into(),
+        codec: codec.parse().unwrap(),
+        pages: 8,
+        ratio: 3.0,
+        effective_ratio: 3.5,
+        incompressible_pages: 0,
+        compress_ns_p50: compress_ns,
+        compress_ns_p99: compress_ns * 2,
+        decompress_ns_p50: decompress_ns,
+        decompress_ns_p99: decompress_ns * 2,
+        compress_mb_s: 400.0,
+        decompress_mb_s: 2000.0,
+    }
+}
+
+#[test]
+fn a_workload_table_has_one_unit_per_column_and_the_same_columns_both_ways() {
+    let rs = [
+        result("canned-fast", 20_000, 7_090),
+        result("libdeflate-1", 40_000, 950),
+        result("lz4", 8_000, 500),
+    ];
+    let refs: Vec<&BenchResult> = rs.iter().collect();
+    let g = workload_table(&refs);
+    let text = g.render(Style::Text);
+    let w = BenchWorkload {
+        name: "w".into(),
+        train: vec![vec![0; PAGE_SIZE]],
+        test: vec![vec![0; PAGE_SIZE]; 8],
+        same_filled: SameFilledShare::default(),
+    };
+    let md = markdown("t", "m", &[w], &rs);
+    let lines: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    let header = cells(lines[0], Style::Markdown);
+    assert_eq!(
+        cells(text.lines().next().unwrap(), Style::Text),
+        header,
+        "{md}"
+    );
+    assert!(lines[1].starts_with("|---"), "{md}");
+    assert!(lines[1].ends_with(":|"), "numbers right-aligned: {md}");
+    assert_eq!(lines.len(), 2 + 3, "{md}");
+    for l in &lines {
+        assert_eq!(cells(l, Style::Markdown).len(), header.len(), "{l}");
+    }
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let canned = cells(lines[2], Style::Markdown);
+    assert_eq!(canned[col("comp p50 µs")], "20.00");
+    assert_eq!(canned[col("decomp p50 µs")], "7.09");
+    assert_eq!(canned[col("decomp p99 µs")], "14.18");
+    assert_eq!(canned[col("comp time /ld1")], "0.50");
+    // Every time column holds bare numbers in µs, whatever the size.
+    for name in [
+        "comp p50 µs",
+        "comp p99 µs",
+        "decomp p50 µs",
+        "decomp p99 µs",
+    ] {
+        for l in &lines[2..] {
+            let cell = cells(l, Style::Markdown)[col(name)];
+            assert!(cell.parse::<f64>().is_ok(), "{name}: {cell:?}");
+        }
+    }
+}
+
+#[test]
+fn a_workload_is_split_and_its_same_filled_share_kept() {
+    let mut all: Vec<Result<Vec<u8>, ()>> = pages().into_iter().map(Ok).collect();
+    all.extend((0..30).map(|_| Ok(vec![0u8; PAGE_SIZE])));
+    let w = BenchWorkload::read("w", all, 10, Split::new(0.5, 3).unwrap(), 2)
+        .unwrap()
+        .expect("both parts have pages");
+    assert!(w.test.len() <= 2 && !w.train.is_empty());
+    // 30 zero pages read plus 10 counted at capture, beside 8 others.
+    assert_eq!(w.same_filled, SameFilledShare::new(40.0, 8));
+    let none = BenchWorkload::read::<()>("w", vec![], 0, Split::default(), 2).unwrap();
+    assert!(none.is_none());
+}
