@@ -83,6 +83,8 @@ fn main() {
     cannery_capture::interrupt::default_sigpipe();
     // Ctrl-C and SIGTERM remove partial files (the one shared handler).
     cannery_capture::interrupt::install_cleanup();
+    // No command replaces a file it read, under any name.
+    cannery_capture::input::guard_inputs();
     let cli = Cli::parse();
     cli::out::set_level(cli.quiet, cli.verbose);
     let result = match cli.command {

@@ -8,10 +8,13 @@
 //! or standard input (`-`), never more than one page in memory; a partial
 //! last page is an error that says how long it is.
 //!
-//! Every input file is opened through [`open_input`], which remembers its
-//! device and inode: [`crate::output`] refuses to replace any of them, so
-//! no command overwrites what it reads, whatever name (symlink, hard link,
-//! sidecar) the output has.
+//! Every input file is opened through [`open_input`]. In a command-line
+//! process (one that called [`guard_inputs`] at start-up) it remembers the
+//! file's device and inode, and [`crate::output`] refuses to replace any of
+//! them, so no command overwrites what it reads, whatever name (symlink,
+//! hard link, sidecar) the output has. A library user (Python, a fuzz
+//! target) may read a file and later write it again, as with any file API,
+//! so the registry is off unless the program asks for it.
 
 #![forbid(unsafe_code)]
 
@@ -19,10 +22,20 @@ use crate::error::{Error, ErrorKind, Result};
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Device, inode and name of every regular file opened as an input.
 static INPUTS: Mutex<Vec<(u64, u64, PathBuf)>> = Mutex::new(Vec::new());
+/// Whether inputs are remembered ([`guard_inputs`]).
+static GUARDED: AtomicBool = AtomicBool::new(false);
+
+/// From now on, every input this process opens is remembered and never
+/// replaced by an output. For command-line programs, at start-up: one
+/// command reads a bounded set of files.
+pub fn guard_inputs() {
+    GUARDED.store(true, Ordering::SeqCst);
+}
 
 /// Opens `path` for reading and remembers it as an input of this process
 /// (see the module doc); `what` names it in errors.
@@ -36,7 +49,7 @@ pub fn open_input(path: &Path, what: &str) -> Result<std::fs::File> {
 
 /// Remembers a file (of metadata `m`) as an input; only regular files count.
 pub fn register_input(path: &Path, m: &std::fs::Metadata) {
-    if m.is_file() {
+    if m.is_file() && GUARDED.load(Ordering::SeqCst) {
         let mut inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());
         let entry = (m.dev(), m.ino(), path.to_path_buf());
         if !inputs.contains(&entry) {

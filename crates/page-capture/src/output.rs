@@ -596,6 +596,7 @@ mod tests {
         std::fs::write(&input, b"{}").unwrap();
         let hard = dir.path().join("hard.json");
         std::fs::hard_link(&input, &hard).unwrap();
+        crate::input::guard_inputs();
         crate::input::read_limited(&input, 16, "table").unwrap();
         let e = write_file(&hard, b"x", Existing::Replace).unwrap_err();
         assert!(e.to_string().contains("is the input"), "{e}");
