@@ -35,11 +35,20 @@ const SLOTS: usize = 256;
 static PARTIALS: [AtomicPtr<libc::c_char>; SLOTS] =
     [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
 
-/// Remembers `path` as a partial file the signal handlers remove. Beyond
-/// 256 files open at once the rest are not remembered (they are still
-/// removed on drop, as without a signal). Each call keeps its path's few
-/// bytes for the life of the process.
+/// True once a handler that removes partial files was installed
+/// ([`install_cleanup`] or [`install`]): only then are they remembered.
+static ARMED: AtomicBool = AtomicBool::new(false);
+
+/// Remembers `path` as a partial file the signal handlers remove, in a
+/// process that installed them (a library user without our handlers, such
+/// as a fuzz target writing files in a loop, keeps nothing). Beyond 256
+/// files open at once the rest are not remembered (they are still removed
+/// on drop, as without a signal). Each remembered path keeps its few bytes
+/// for the life of the process: a command writes a bounded set of files.
 pub fn register_partial(path: &Path) {
+    if !ARMED.load(Ordering::SeqCst) {
+        return;
+    }
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
         return;
     };
@@ -93,6 +102,7 @@ extern "C" fn on_signal_cleanup(sig: libc::c_int) {
 /// the process (status 128 + signal). For command-line programs, at
 /// start-up; [`install`] takes over while a job that stops cleanly runs.
 pub fn install_cleanup() {
+    ARMED.store(true, Ordering::SeqCst);
     for sig in SIGNALS {
         // A signal whose handler cannot be set keeps its default action:
         // the process ends, leaving partial files under hidden names.
@@ -122,6 +132,7 @@ pub struct Handlers {
 /// waits return early) until the returned guard is dropped. A signal whose
 /// handler cannot be set is left as it was (and is not restored).
 pub fn install() -> Handlers {
+    ARMED.store(true, Ordering::SeqCst);
     let saved = SIGNALS
         .iter()
         .filter_map(|&sig| {
