@@ -2,7 +2,7 @@
 //! from real data: pages of the shipped corpus `corpora/fleet-snapshots`,
 //! tables trained on them, the kernel's 2024 table and test vectors
 //! (`crates/codec/tests/data/kernel-canned-2024.json`), the kernel header
-//! golden files of `crates/kernel-export/tests/golden/`, and damaged forms of
+//! golden files of `crates/export/tests/golden/`, and damaged forms of
 //! each (cut short, a bit flipped, a byte appended). Nothing here is
 //! committed as a binary blob; `fuzz/corpus/` is git-ignored.
 //!
@@ -125,7 +125,7 @@ impl Seeds {
                 )
             })
             .collect();
-        let golden = root.join("crates/kernel-export/tests/golden");
+        let golden = root.join("crates/export/tests/golden");
         let mut headers: Vec<String> = std::fs::read_dir(&golden)
             .expect("golden headers")
             .flatten()

@@ -19,6 +19,7 @@
 //! decoder's fast loop (`decode/fast.rs`, checked against the safe
 //! reference loop by tests, a fuzz target and Miri).
 
+#![warn(missing_docs)]
 #![deny(unsafe_code)]
 
 pub mod backend;

@@ -18,6 +18,8 @@
 //! Users: `cannery zswap-kernel --setup` (cannery-zswap), the cold-page
 //! capture (`capture --cold reclaim:…`) and `cannery zram-kernel`.
 
+#![warn(missing_docs)]
+
 pub mod cgroup;
 pub mod guard;
 pub mod journal;

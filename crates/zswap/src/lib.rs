@@ -50,6 +50,7 @@
 //! crate prints nothing: callers hand it pages back to back and the codecs,
 //! and get reports back (`cannery zswap-sim` is one such caller).
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod corpus;

@@ -30,6 +30,7 @@ assert!(header.contains("#define CANNED_HEADER_SIZE_IN_BITS"));
 ```
 */
 
+#![warn(missing_docs)]
 // Safe Rust throughout, but for the ISA-L calls of `isal::native` (feature `isal`).
 #![deny(unsafe_code)]
 

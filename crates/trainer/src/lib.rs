@@ -19,6 +19,7 @@
 //! reports back; [`corpus`] is the thin adapter that streams page files
 //! (through `cannery_capture`) as a source.
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod bench;

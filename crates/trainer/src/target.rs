@@ -12,7 +12,7 @@
 //! on the shipped corpus, `qpl_gather_deflate_statistics` and
 //! `isal_update_histogram` parse a page like their own compressor on 0 to
 //! 10 % of pages, while the compressors' parses do not depend on the table
-//! (codec tests/qpl_target.rs, kernel-export tests/isal_target.rs).
+//! (codec tests/qpl_target.rs, export tests/isal_target.rs).
 //!
 //! [`compare_under_target`] compresses held-out pages with the library's
 //! canned compressor twice: with cannery's table, and with the table the

@@ -99,6 +99,7 @@
 //! ([`freeze`]), `sigaction` ([`interrupt`]), `kill` ([`session`]) and
 //! `geteuid`. Each unsafe block there carries a `// SAFETY:` note.
 
+#![warn(missing_docs)]
 #![deny(unsafe_code)]
 
 pub mod capture;
