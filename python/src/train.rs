@@ -5,13 +5,13 @@
 //! released. Options and defaults are those of `cannery train` / `cannery
 //! eval`; no training or evaluation logic lives here.
 
-use cannery_trainer::eval_corpus::{eval_corpus, EvalOptions};
-use cannery_trainer::evaluate::{evaluate, EvalSpec, ModeResult};
-use cannery_trainer::fleet::train_corpus;
+use cannery_lab::eval_corpus::{eval_corpus, EvalOptions};
+use cannery_lab::evaluate::{evaluate, EvalSpec, ModeResult};
+use cannery_lab::fleet::train_corpus;
+use cannery_lab::report::{CorpusOptions, Workload};
+use cannery_lab::ModeKey;
 use cannery_trainer::pages::{Part, Split};
-use cannery_trainer::report::{CorpusOptions, Workload};
 use cannery_trainer::train::{table_from_histogram, TableOptions};
-use cannery_trainer::ModeKey;
 use cannery_trainer::TrainOptions;
 use cannery_trainer::{ParseModel, Smoothing, TrainError};
 use pyo3::prelude::*;
@@ -66,7 +66,7 @@ fn json_to_py<'py>(py: Python<'py>, v: &impl serde::Serialize) -> PyResult<Bound
 /// dictionaries (with `dictionaries`).
 type Trained<'py> = (
     Bound<'py, PyDict>,
-    cannery_trainer::report::TrainReport,
+    cannery_lab::report::TrainReport,
     Vec<(String, Vec<u8>)>,
 );
 
@@ -112,7 +112,7 @@ fn run_training<'py>(
     };
     let mut bar = Progress::new(
         progress,
-        cannery_trainer::report::Progress::steps(workloads.len(), tables),
+        cannery_lab::report::Progress::steps(workloads.len(), tables),
     );
     let out = py
         .allow_threads(|| train_corpus(&workloads, &opts, &mut |p| bar.step(&p.to_string())))
@@ -152,7 +152,7 @@ fn run_training<'py>(
 #[pyfunction]
 #[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, parse="fast", tables=1, peers=true,
     smoothing=None, qpl_compatible=false, all_distances=false,
-    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES), progress=None),
+    eval_pages=Some(cannery_lab::report::DEFAULT_EVAL_PAGES), progress=None),
     text_signature = "(corpus, *, test_fraction=0.2, seed=0, parse='fast', tables=1, peers=True, \
         smoothing=None, qpl_compatible=False, all_distances=False, eval_pages=1000, progress=None)")]
 #[allow(clippy::too_many_arguments)]
@@ -235,7 +235,7 @@ pub fn train_dictionaries<'py>(
 #[pyfunction]
 #[pyo3(signature = (corpus, *, test_fraction=0.2, seed=0, parse="fast", tables=1, peers=true,
     smoothing=None, qpl_compatible=false, all_distances=false,
-    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES), progress=None),
+    eval_pages=Some(cannery_lab::report::DEFAULT_EVAL_PAGES), progress=None),
     text_signature = "(corpus, *, test_fraction=0.2, seed=0, parse='fast', tables=1, peers=True, \
         smoothing=None, qpl_compatible=False, all_distances=False, eval_pages=1000, progress=None)")]
 #[allow(clippy::too_many_arguments)]
@@ -318,7 +318,7 @@ fn row<'py>(
 /// `cannery eval` does; see `cannery.evaluate`.
 #[pyfunction]
 #[pyo3(signature = (table, corpus, *, peers=true, part="all", test_fraction=0.2, seed=0,
-    eval_pages=Some(cannery_trainer::report::DEFAULT_EVAL_PAGES), progress=None),
+    eval_pages=Some(cannery_lab::report::DEFAULT_EVAL_PAGES), progress=None),
     text_signature = "(table, corpus, *, peers=True, part='all', test_fraction=0.2, seed=0, \
         eval_pages=1000, progress=None)")]
 #[allow(clippy::too_many_arguments)]

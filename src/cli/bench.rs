@@ -2,14 +2,14 @@
 //! compressors on held-out pages of each workload of a corpus, measured in
 //! one run, written as a markdown report (and JSON).
 //!
-//! The setup, the measuring and the markdown are `cannery_trainer::bench`;
+//! The setup, the measuring and the markdown are `cannery_lab::bench`;
 //! this module reads the corpus' workloads, calls it and writes the report.
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use cannery_capture::Corpus;
-use cannery_trainer::bench::{bench_workload, markdown, BenchResult, BenchWorkload};
+use cannery_lab::bench::{bench_workload, markdown, BenchResult, BenchWorkload};
 use cannery_trainer::Split;
 
 use super::Output;

@@ -87,7 +87,7 @@ pub fn run(cmd: CorpusCommand) -> anyhow::Result<()> {
 }
 
 fn info(a: InfoArgs) -> anyhow::Result<()> {
-    let s = cannery_capture::corpus::summarize(&a.path)?;
+    let s = cannery_lab::corpus_summary::summarize(&a.path)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&s)?)?;
     } else {

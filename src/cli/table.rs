@@ -1,4 +1,4 @@
-//! `cannery table ...`: show a table (`cannery_codec::table::summary`),
+//! `cannery table ...`: show a table (`cannery_lab::table_summary`),
 //! import one from raw lengths or a kernel C header (parsed and
 //! cross-checked by `cannery_export::import`), or write a built-in one.
 
@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use cannery_capture::input::{read_limited, read_text_limited};
-use cannery_codec::table::summary::TableSummary;
 use cannery_codec::Table;
+use cannery_lab::table_summary::TableSummary;
 use clap::Subcommand;
 
 use super::{load_table, write_table};

@@ -12,10 +12,10 @@ use anyhow::bail;
 use cannery_capture::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
 use cannery_capture::interrupt;
 use cannery_codec::tabular::Style;
+use cannery_lab::report::{dictionary_file_name, table_file_names};
 use cannery_machine::System;
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::pages::{select_part, Part};
-use cannery_trainer::report::{dictionary_file_name, table_file_names};
 use cannery_trainer::Split;
 use cannery_zswap::zram_kernel::{
     compare, run_session, ZramError, ZramOptions, ZramWorkload, LZ4_DICT_MAX,

@@ -70,7 +70,7 @@ pub fn run(args: ZswapKernelArgs) -> anyhow::Result<()> {
     let corpus = Corpus::open(&args.corpus)
         .with_context(|| format!("cannot read corpus {}", args.corpus.display()))?;
     let names: Vec<String> = corpus.workloads.iter().map(|w| w.name.clone()).collect();
-    let files = cannery_trainer::report::table_file_names(&names, 0);
+    let files = cannery_lab::report::table_file_names(&names, 0);
     let mut workloads = Vec::new();
     for (w, file) in corpus.workloads.iter().zip(&files) {
         let mut pages = Vec::new();

@@ -16,7 +16,7 @@
 
 use std::path::PathBuf;
 
-use cannery_trainer::ModeKey;
+use cannery_lab::ModeKey;
 
 use anyhow::{bail, Context};
 use cannery_codec::constants::PAGE_SIZE;

@@ -1,9 +1,9 @@
 //! The snapshot file format and corpus reading: round trip, truncated and
 //! corrupt files (typed errors naming the offset, never a panic), a writer
-//! killed before finishing, raw `.pages` files, corpus directories, corpus
-//! summaries and the secret scanner.
+//! killed before finishing, raw `.pages` files, corpus directories and the
+//! secret scanner (`corpus info`'s summaries: cannery-lab tests/corpus_summary.rs).
 
-use cannery_capture::corpus::{open_pages, summarize, Corpus};
+use cannery_capture::corpus::{open_pages, Corpus};
 use cannery_capture::output::Existing;
 use cannery_capture::secrets::{scan_path, SecretKind};
 use cannery_capture::snapshot::writer::SnapshotWriter;
@@ -219,8 +219,6 @@ fn raw_pages_files_are_accepted() {
     assert_eq!(pages.len(), 3);
     assert_eq!(pages[2].data, page(2));
     assert_eq!(pages[0].region, RegionKind::Unknown);
-    let s = summarize(&p).unwrap();
-    assert_eq!((s.pages, s.zero_pages), (3, 1));
     bytes.push(0);
     std::fs::write(&p, &bytes).unwrap();
     let e = open_pages(&p).unwrap_err();
@@ -250,10 +248,6 @@ fn corpus_directories_group_files_by_workload() {
         .collect();
     assert_eq!(pages.len(), 3);
     assert_eq!(pages[2].data, page(9));
-    let s = summarize(&root).unwrap();
-    assert_eq!(s.pages, 6);
-    assert_eq!(s.zero_pages, 6);
-    assert_eq!(s.workloads[1].files[0].counts.scanned, 8);
     // A single file is a one-workload corpus.
     let one = Corpus::open(&root.join("beta").join("beta.cansnap")).unwrap();
     assert_eq!(one.workloads[0].name, "beta");
@@ -320,7 +314,7 @@ fn scan_secrets_finds_planted_secrets_and_passes_clean_data() {
 }
 
 #[test]
-fn a_reclaim_captures_counts_survive_the_file_and_corpus_info_shows_them() {
+fn a_reclaim_captures_counts_survive_the_file() {
     use cannery_capture::snapshot::ColdPages;
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("cold.cansnap");
@@ -357,9 +351,4 @@ fn a_reclaim_captures_counts_survive_the_file_and_corpus_info_shows_them() {
     let r = open_pages(&p).unwrap();
     assert_eq!(r.header().meta.cold.as_ref(), Some(&cold));
     assert_eq!(r.header().meta.end_reason.len(), 200);
-    let text = summarize(&p).unwrap().render_text();
-    assert!(
-        text.contains("the kernel's reclaim, cgroup v1, 50% of the anonymous memory, classic LRU: 12846123 pages reclaimed, 12846120 captured"),
-        "{text}"
-    );
 }

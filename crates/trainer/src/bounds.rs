@@ -10,7 +10,6 @@ use serde::Serialize;
 use cannery_codec::Table;
 
 use crate::error::TrainError;
-use crate::evaluate::round4;
 use crate::histogram::Histogram;
 use crate::train::{table_from_histogram, TableOptions};
 
@@ -199,4 +198,9 @@ pub fn drift(table: &Table, h: &Histogram, opts: &TableOptions) -> Result<Drift,
         retrain: pct > RETRAIN_THRESHOLD_PERCENT,
         optimal_table_id: own.id(),
     })
+}
+
+/// `x` rounded to four decimals, as reports print percentages and bits.
+pub fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
 }

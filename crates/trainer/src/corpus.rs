@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use cannery_capture::corpus::{open_pages, resolve, unstored_same_filled, Corpus};
 
+use crate::pages::Workload;
 use crate::pages::{PageSource, PageStream, SourceError};
-use crate::report::Workload;
 
 /// Page files as one replayable page stream.
 #[derive(Clone, Debug)]

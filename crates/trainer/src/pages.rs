@@ -344,6 +344,30 @@ pub fn select_part<S: PageSource + ?Sized>(
     Ok(out)
 }
 
+/// One workload of a corpus.
+pub struct Workload<'a> {
+    /// Its name (file names and reports use it).
+    pub name: String,
+    /// Its pages.
+    pub source: &'a dyn PageSource,
+}
+
+/// Several sources streamed one after the other.
+pub struct Chain<'a>(pub Vec<&'a dyn PageSource>);
+
+impl PageSource for Chain<'_> {
+    fn stream(&self) -> Result<PageStream<'_>, SourceError> {
+        let mut streams = Vec::new();
+        for s in &self.0 {
+            streams.push(s.stream()?);
+        }
+        Ok(Box::new(streams.into_iter().flatten()))
+    }
+    fn uncounted_same_filled(&self) -> u64 {
+        self.0.iter().map(|s| s.uncounted_same_filled()).sum()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,11 @@ use crate::pages::{
 };
 use crate::train::TableOptions;
 
+/// Largest dictionary trained (for the `zstd-1-dict` and `lz4-dict`
+/// peers, and written by `train` for zram): at most 64 KiB, the most the
+/// kernel's lz4 backend loads (zstd's trainer defaults to 110 KiB).
+pub const DICTIONARY_SIZE: usize = 32 * 1024;
+
 /// What training needs to know about a workload's pages.
 #[derive(Clone, Debug)]
 pub struct TrainOptions {
@@ -46,7 +51,7 @@ impl Default for TrainOptions {
             split: Split::default(),
             max_refinements: 4,
             dictionary_samples: 1024,
-            dictionary_size: crate::report::DICTIONARY_SIZE,
+            dictionary_size: DICTIONARY_SIZE,
             cluster_samples: 0,
         }
     }

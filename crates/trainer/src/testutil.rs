@@ -100,8 +100,3 @@ pub fn workload_pages(n: usize, style: u64, seed: u64) -> Vec<Vec<u8>> {
     let mut rng = Rng::new(seed);
     (0..n).map(|_| synthetic_page(style, &mut rng)).collect()
 }
-
-/// A mode key from its text form (tests name modes as reports print them).
-pub fn key(s: &str) -> crate::ModeKey {
-    s.parse().expect("a mode key")
-}

@@ -247,7 +247,7 @@ pub fn evaluate_smoothings(
 }
 
 /// Sets each result's `excess_percent` over the best (fewest bits) one.
-pub(crate) fn mark_excess(results: &mut [SmoothingResult]) {
+pub fn mark_excess(results: &mut [SmoothingResult]) {
     let best = results
         .iter()
         .map(|r| r.bits_per_page)

@@ -1,13 +1,13 @@
 //! `cannery eval`: one table on a corpus (every page, or one part of the
 //! train/test split, sampled to `--eval-pages` per workload) beside every
 //! codec, and its drift; or, with `--histograms`, its drift against fleet
-//! histograms alone. The evaluation is `cannery_trainer::eval_corpus`, the
-//! text `cannery_trainer::render`.
+//! histograms alone. The evaluation is `cannery_lab::eval_corpus`, the
+//! text `cannery_lab::render`.
 
 use clap::Args;
 
+use cannery_lab::eval_corpus::{eval_corpus, EvalOptions};
 use cannery_trainer::corpus::CorpusSource;
-use cannery_trainer::eval_corpus::{eval_corpus, EvalOptions};
 use cannery_trainer::pages::Part;
 use cannery_trainer::Split;
 
@@ -34,7 +34,7 @@ pub struct EvalArgs {
     /// Pages evaluated per workload at most; a larger part is sampled by
     /// page hash (deterministic), as `train` samples its held-out pages.
     /// 0 evaluates them all.
-    #[arg(long, default_value_t = cannery_trainer::report::DEFAULT_EVAL_PAGES)]
+    #[arg(long, default_value_t = cannery_lab::report::DEFAULT_EVAL_PAGES)]
     eval_pages: u64,
     /// Which pages of each workload: all, or the held-out (test) or training
     /// part of the split `train` uses (same --test-fraction and --seed).
@@ -84,7 +84,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        out!("{}", cannery_trainer::render::eval_report(&report))?;
+        out!("{}", cannery_lab::render::eval_report(&report))?;
     }
     Ok(())
 }
@@ -104,15 +104,12 @@ fn eval_histograms_cmd(table: &cannery_codec::Table, args: &EvalArgs) -> anyhow:
         named.push((p.display().to_string(), h));
     }
     let report =
-        cannery_trainer::eval_corpus::eval_histograms(table, &named, &args.table_args.options())
+        cannery_lab::eval_corpus::eval_histograms(table, &named, &args.table_args.options())
             .context("cannot compare the table with the histograms")?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        out!(
-            "{}",
-            cannery_trainer::render::histogram_eval_report(&report)
-        )?;
+        out!("{}", cannery_lab::render::histogram_eval_report(&report))?;
     }
     Ok(())
 }

@@ -24,8 +24,7 @@ pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(" + "),
     );
-    let file =
-        cannery_trainer::report::table_file_names(std::slice::from_ref(&args.name), 0).remove(0);
+    let file = cannery_lab::report::table_file_names(std::slice::from_ref(&args.name), 0).remove(0);
     let path = if args.name == "fleet" {
         args.out.join("fleet.table.json")
     } else {

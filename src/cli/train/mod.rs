@@ -3,7 +3,7 @@
 //! around `cannery_trainer`.
 //!
 //! Corpora are read through `cannery_trainer::corpus::CorpusSource`; reports are rendered as text by
-//! `cannery_trainer::render` (or printed as JSON with `--json`). Progress goes to stderr
+//! `cannery_lab::render` (or printed as JSON with `--json`). Progress goes to stderr
 //! only when stderr is a terminal. Nothing here trains or measures.
 
 pub mod eval;
@@ -18,11 +18,11 @@ use clap::Args;
 use cannery_capture::input::{read_text_limited, SMALL_FILE_LIMIT};
 use cannery_capture::output::{self, Existing};
 use cannery_codec::Level;
+use cannery_lab::eval_corpus::merge_all;
+use cannery_lab::fleet::train_corpus;
+use cannery_lab::report::{CorpusOptions, Progress};
 use cannery_trainer::corpus::CorpusSource;
-use cannery_trainer::eval_corpus::merge_all;
-use cannery_trainer::fleet::train_corpus;
 use cannery_trainer::histogram::Histogram;
-use cannery_trainer::report::{CorpusOptions, Progress};
 use cannery_trainer::train::fallback_table;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
 
@@ -118,13 +118,13 @@ pub struct TrainArgs {
     no_dicts: bool,
     /// Largest dictionary, bytes (zstd's trainer; at most 65536, the most
     /// the kernel's lz4 backend loads).
-    #[arg(long, default_value_t = cannery_trainer::report::DICTIONARY_SIZE as u32,
+    #[arg(long, default_value_t = cannery_lab::report::DICTIONARY_SIZE as u32,
         value_parser = clap::value_parser!(u32).range(1024..=65536))]
     dict_size: u32,
     /// Held-out pages evaluated per workload at most; a larger test part
     /// is sampled by page hash (deterministic). Over 5 workloads, 5000
     /// pages are shared out (at least 100 each). 0 evaluates them all.
-    #[arg(long, default_value_t = cannery_trainer::report::DEFAULT_EVAL_PAGES)]
+    #[arg(long, default_value_t = cannery_lab::report::DEFAULT_EVAL_PAGES)]
     eval_pages: u64,
     /// Write the kernel-2024 table for workloads with too few pages (with a warning).
     #[arg(long)]
@@ -238,7 +238,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     // all together at the end: nothing is lost, and nothing is half new.
     let names: Vec<String> = workloads.iter().map(|w| w.name.clone()).collect();
     let clusters = if args.tables > 1 { args.tables } else { 0 };
-    let files = cannery_trainer::report::table_file_names(&names, clusters);
+    let files = cannery_lab::report::table_file_names(&names, clusters);
     let existing = Existing::replace_if(args.force);
     let planned: Vec<PathBuf> = files.iter().map(|f| args.out.join(f)).collect();
     // Dictionaries beside the workload and fleet tables.
@@ -253,8 +253,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             .map(|(n, f)| {
                 (
                     n,
-                    args.out
-                        .join(cannery_trainer::report::dictionary_file_name(f)),
+                    args.out.join(cannery_lab::report::dictionary_file_name(f)),
                 )
             })
             .collect()
@@ -338,7 +337,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         v["seconds"] = ((elapsed.as_secs_f64() * 100.0).round() / 100.0).into();
         outln!("{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        out!("{}", cannery_trainer::render::train_report(&out.report))?;
+        out!("{}", cannery_lab::render::train_report(&out.report))?;
     }
     crate::cli::out::status(format!(
         "wrote {} tables and dictionaries ({}) in {:.1} s",

@@ -1,7 +1,6 @@
 //! Reading corpora: a directory of workloads, each holding snapshot files
 //! and/or raw `.pages` files, or a single such file. Pages are streamed one
-//! at a time (never a whole file in memory). Also summarizes a corpus for
-//! `cannery corpus info`. Writing is [`crate::snapshot::writer`].
+//! at a time (never a whole file in memory). Writing is [`crate::snapshot::writer`].
 //!
 //! Split along its seams, all re-exported here so paths stay
 //! `cannery_capture::corpus::…`:
@@ -10,8 +9,6 @@
 //!   of [`Page`]s ([`open_pages`], [`PageReader`]);
 //! * `layout`: which files form which workload of a corpus
 //!   ([`Corpus`], [`Workload`], [`PageIter`]);
-//! * `summary`: counts and sizes for `corpus info`
-//!   ([`summarize`], [`summarize_file`]);
 //! * `export`: chosen or sampled pages out, raw or as records
 //!   ([`export`], for `corpus export`).
 
@@ -20,7 +17,6 @@
 mod export;
 mod layout;
 mod reader;
-mod summary;
 
 pub use export::{export, Emit, ExportOptions, ExportReport, ExportedWorkload};
 pub use layout::{
@@ -28,4 +24,3 @@ pub use layout::{
     PageIter, Workload, CORPORA_DIR,
 };
 pub use reader::{is_raw_pages, open_pages, Page, PageReader, RAW_EXTENSION};
-pub use summary::{summarize, summarize_file, CorpusSummary, FileSummary, WorkloadSummary};

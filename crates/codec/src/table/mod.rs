@@ -12,7 +12,6 @@ pub mod builtin;
 pub mod header;
 pub mod rules;
 pub mod serial;
-pub mod summary;
 
 use std::fmt;
 

@@ -1,15 +1,15 @@
 //! What `cannery table show` prints about a table: its id, header, Kraft
 //! sums, the IAA rules it breaks, the 56-bit budget, every rule of
-//! [`super::rules`] and the code-length profile, as one serializable
+//! [`cannery_codec::table::rules`] and the code-length profile, as one serializable
 //! [`TableSummary`] and its text form. Reads the table only.
 
 use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::rules::{BitBudget, Rule};
-use super::{Provenance, Table};
-use crate::tabular::{Align, Grid};
+use cannery_codec::table::rules::{BitBudget, Rule};
+use cannery_codec::table::{Provenance, Table};
+use cannery_codec::tabular::{Align, Grid};
 
 /// Kraft sums of the two codes (a complete code sums to `complete`).
 #[derive(Clone, Debug, Serialize)]
@@ -198,7 +198,7 @@ fn profile(lengths: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tabular::{cells, Style};
+    use cannery_codec::tabular::{cells, Style};
 
     #[test]
     fn the_kernel_table_summary() {

@@ -22,15 +22,18 @@ use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::figures::{self, SameFilledShare};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 
-use crate::error::TrainError;
-use crate::gather::Parser;
-use crate::histogram::{Histogram, ParseModel, Settings, SymbolCounts};
-use crate::pages::{for_each_chunk, same_filled, PageSource, Part, Split};
 use cannery_codec::peer::{Peer, PeerKind};
+use cannery_trainer::error::TrainError;
+use cannery_trainer::gather::Parser;
+use cannery_trainer::histogram::{Histogram, ParseModel, Settings, SymbolCounts};
+use cannery_trainer::pages::{for_each_chunk, same_filled, PageSource, Part, Split};
 
 use crate::mode_key::ModeKey;
 
-pub use crate::bounds::{drift, Ceiling, ConstraintCost, Drift, RETRAIN_THRESHOLD_PERCENT};
+pub(crate) use cannery_trainer::bounds::round4;
+pub use cannery_trainer::bounds::{
+    drift, Ceiling, ConstraintCost, Drift, RETRAIN_THRESHOLD_PERCENT,
+};
 
 /// Raw sums for one mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -81,10 +84,6 @@ impl Tally {
             bytes_out: self.bytes_out,
         }
     }
-}
-
-pub(crate) fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
 }
 
 /// One mode's result, as reports show it.
@@ -505,10 +504,11 @@ fn measure_page(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::refine::train_workload;
-    use crate::scan::TrainOptions;
-    use crate::testutil::{key, synthetic_pages, workload_pages};
-    use crate::train::{table_from_histogram, TableOptions};
+    use crate::mode_key::key;
+    use cannery_trainer::refine::train_workload;
+    use cannery_trainer::scan::TrainOptions;
+    use cannery_trainer::testutil::{synthetic_pages, workload_pages};
+    use cannery_trainer::train::{table_from_histogram, TableOptions};
 
     #[test]
     fn every_trained_table_round_trips_every_test_page() {
@@ -577,14 +577,15 @@ mod tests {
     #[test]
     fn drift_is_zero_for_the_corpus_own_table_and_flags_a_foreign_one() {
         let pages = workload_pages(200, 1, 33);
-        let h = crate::scan::histogram_of(&pages, ParseModel::Fast).unwrap();
+        let h = cannery_trainer::scan::histogram_of(&pages, ParseModel::Fast).unwrap();
         let opts = TableOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let d = drift(&own, &h, &opts).unwrap();
         assert_eq!(d.drift_bits_per_page, 0.0);
         assert!(!d.retrain);
         let other =
-            crate::scan::histogram_of(&workload_pages(200, 0, 34), ParseModel::Fast).unwrap();
+            cannery_trainer::scan::histogram_of(&workload_pages(200, 0, 34), ParseModel::Fast)
+                .unwrap();
         let foreign = table_from_histogram(&other, &opts, "other").unwrap();
         let d = drift(&foreign, &h, &opts).unwrap();
         assert!(
@@ -596,13 +597,14 @@ mod tests {
     #[test]
     fn no_table_beats_the_ceiling_and_a_table_of_the_same_pages_reaches_it() {
         let pages = workload_pages(200, 2, 35);
-        let h = crate::scan::histogram_of(&pages, ParseModel::Fast).unwrap();
+        let h = cannery_trainer::scan::histogram_of(&pages, ParseModel::Fast).unwrap();
         let opts = TableOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let others = [
             Table::kernel_2024(),
             table_from_histogram(
-                &crate::scan::histogram_of(&workload_pages(200, 0, 36), ParseModel::Fast).unwrap(),
+                &cannery_trainer::scan::histogram_of(&workload_pages(200, 0, 36), ParseModel::Fast)
+                    .unwrap(),
                 &opts,
                 "other",
             )
@@ -612,13 +614,16 @@ mod tests {
         for t in &others {
             let c = Ceiling::of(t, &h, &opts);
             assert_eq!(c.pages, 200);
-            assert_eq!(c.table_bits, crate::train::bits_under(&h.counts, t));
+            assert_eq!(
+                c.table_bits,
+                cannery_trainer::train::bits_under(&h.counts, t)
+            );
             assert!(c.optimal_bits <= c.table_bits, "{c:?}");
             assert!(c.ceiling_gain_percent >= c.table_gain_percent, "{c:?}");
             // Fixed: the RFC code plus 3 header bits per page.
             assert_eq!(
                 c.fixed_bits,
-                crate::train::bits_under(&h.counts, &Table::fixed()) + 3 * 200
+                cannery_trainer::train::bits_under(&h.counts, &Table::fixed()) + 3 * 200
             );
         }
         // The smoothed table trained on these very pages is within 0.05 %

@@ -4,8 +4,9 @@
 use super::*;
 use crate::evaluate::{evaluate, EvalSpec};
 use crate::fleet::train_corpus;
-use crate::testutil::{key, workload_pages};
-use crate::TrainError;
+use crate::mode_key::key;
+use cannery_trainer::testutil::workload_pages;
+use cannery_trainer::TrainError;
 
 #[test]
 fn table_files_never_share_a_name() {
@@ -103,7 +104,7 @@ fn the_target_matrix_has_a_row_and_column_per_available_target() {
     let r = train_corpus(&ws, &opts, &mut |_| heard += 1)
         .unwrap()
         .report;
-    let n = crate::target::available_targets().len();
+    let n = cannery_trainer::target::available_targets().len();
     assert_eq!(heard, Progress::steps(1, 1) + Progress::matrix_steps(1, n));
     let m = r.target_matrix.expect("asked for");
     assert_eq!(m.targets.len(), n);

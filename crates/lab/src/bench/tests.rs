@@ -40,8 +40,8 @@ fn every_standard_codec_round_trips_and_reports() {
 fn qpl_rows_are_there_exactly_when_built_with_qpl() {
     let w = BenchWorkload {
         name: "w".into(),
-        train: crate::testutil::workload_pages(120, 0, 5),
-        test: crate::testutil::workload_pages(12, 0, 6),
+        train: cannery_trainer::testutil::workload_pages(120, 0, 5),
+        test: cannery_trainer::testutil::workload_pages(12, 0, 6),
         same_filled: SameFilledShare::new(0.0, 12),
     };
     let rs = bench_workload(&w, None, 1, &mut |_| {}).unwrap();

@@ -178,6 +178,12 @@ impl<'de> serde::Deserialize<'de> for ModeKey {
     }
 }
 
+/// A mode key from its text form (tests name modes as reports print them).
+#[cfg(test)]
+pub(crate) fn key(s: &str) -> ModeKey {
+    s.parse().expect("a mode key")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

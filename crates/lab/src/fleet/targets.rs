@@ -2,16 +2,16 @@
 //! library target, each workload's table against the library's own under
 //! the library's compressor (step 6b); with `target_matrix`, every
 //! target's fleet table under every target's compressor (step 6c). The
-//! gathering and measuring are [`crate::target`]'s.
+//! gathering and measuring are [`cannery_trainer::target`]'s.
 
 use cannery_codec::Table;
 
 use super::{merge_scans, HeldOut, OwnTables};
-use crate::error::TrainError;
-use crate::refine::train_from_scan;
 use crate::report::{Chain, CorpusOptions, Progress, Workload};
-use crate::scan::TrainOptions;
-use crate::target::{compare_under_target, Sizes, TargetComparison, TargetMatrix};
+use cannery_trainer::error::TrainError;
+use cannery_trainer::refine::train_from_scan;
+use cannery_trainer::scan::TrainOptions;
+use cannery_trainer::target::{compare_under_target, Sizes, TargetComparison, TargetMatrix};
 
 /// Each workload's and the fleet's tables against the library's own tables,
 /// under a library target's compressor.
@@ -69,11 +69,11 @@ pub(super) fn compare_under_target_all(
 /// build can run, each under every such target's compressor.
 pub(super) fn target_matrix(
     workloads: &[Workload<'_>],
-    splits: &[crate::Split],
+    splits: &[cannery_trainer::Split],
     opts: &CorpusOptions,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<TargetMatrix, TrainError> {
-    let targets = crate::target::available_targets();
+    let targets = cannery_trainer::target::available_targets();
     let mut tables = Vec::new();
     for &model in &targets {
         let mut topts = opts.train.clone();
@@ -86,7 +86,7 @@ pub(super) fn target_matrix(
         let mut scans = Vec::new();
         for w in workloads {
             progress(Progress::Scanning(&w.name));
-            scans.push(crate::scan::scan(&w.name, w.source, &topts)?);
+            scans.push(cannery_trainer::scan::scan(&w.name, w.source, &topts)?);
         }
         let fleet_scan = merge_scans("fleet", &scans)?;
         fleet_scan.check_enough(topts.table.min_pages)?;
@@ -99,7 +99,7 @@ pub(super) fn target_matrix(
     for (col, &model) in targets.iter().enumerate() {
         for (w, &split) in workloads.iter().zip(splits) {
             progress(Progress::Evaluating(&w.name));
-            let got = crate::target::compress_sizes(w.source, split, model, &rows)?;
+            let got = cannery_trainer::target::compress_sizes(w.source, split, model, &rows)?;
             for (row, s) in got.into_iter().enumerate() {
                 sizes[row][col] = sizes[row][col].plus(s);
             }
@@ -108,7 +108,7 @@ pub(super) fn target_matrix(
     Ok(TargetMatrix {
         targets: targets
             .iter()
-            .map(|&m| crate::target::target_name(m).expect("a target"))
+            .map(|&m| cannery_trainer::target::target_name(m).expect("a target"))
             .collect(),
         sizes,
     })

@@ -16,12 +16,12 @@
 
 use std::path::Path;
 
+use cannery_lab::fleet::train_corpus;
+use cannery_lab::report::CorpusOptions;
 use cannery_trainer::corpus::CorpusSource;
-use cannery_trainer::fleet::train_corpus;
-use cannery_trainer::report::CorpusOptions;
 use cannery_trainer::{ParseModel, TrainOptions};
 
-fn train(model: ParseModel) -> Result<cannery_trainer::report::TrainReport, String> {
+fn train(model: ParseModel) -> Result<cannery_lab::report::TrainReport, String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/fleet-snapshots");
     let corpus = CorpusSource::open(&dir).expect("the shipped corpus");
     let opts = CorpusOptions {

@@ -21,12 +21,12 @@ use cannery_codec::tabular::{Align, Grid, Style};
 use cannery_codec::units::micros;
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 
-use crate::histogram::ParseModel;
 use crate::mode_key::{ModeKey, QplMode};
-use crate::pages::{same_filled, Part, Split};
 use crate::report::DICTIONARY_SIZE;
-use crate::scan::histogram_of;
-use crate::train::{table_from_histogram, TableOptions};
+use cannery_trainer::histogram::ParseModel;
+use cannery_trainer::pages::{same_filled, Part, Split};
+use cannery_trainer::scan::histogram_of;
+use cannery_trainer::train::{table_from_histogram, TableOptions};
 
 use cannery_codec::peer::{Peer, PeerKind};
 

@@ -15,7 +15,7 @@ use crate::eval_corpus::{EvalReport, HistogramEvalReport};
 use crate::evaluate::{Ceiling, ConstraintCost, Drift, ModeResult};
 use crate::mode_key::ModeKey;
 use crate::report::{CrossMatrix, TargetCheck, TrainReport};
-use crate::train::SmoothingResult;
+use cannery_trainer::train::SmoothingResult;
 
 /// The line that explains the mode names, printed once above the tables.
 pub const LEGEND: &str = "modes: canned-LEVEL = the workload's own table at that parse \
@@ -307,7 +307,7 @@ fn under_target(out: &mut String, r: &TrainReport) {
         .iter()
         .filter_map(|w| w.under_target.as_ref().map(|c| (w.name.as_str(), c)))
         .chain(std::iter::once(("fleet (sum)", fleet)));
-    let body_kib = |s: &crate::target::Sizes| {
+    let body_kib = |s: &cannery_trainer::target::Sizes| {
         format!(
             "{:.1}",
             (s.bytes as f64 - s.header_bits as f64 / 8.0) / 1024.0
@@ -442,7 +442,7 @@ fn drift_line(out: &mut String, d: Option<&Drift>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::key;
+    use crate::mode_key::key;
     use cannery_codec::tabular::{cells, Style};
 
     fn result(ratio: f64) -> ModeResult {

@@ -1,16 +1,16 @@
 //! Summaries of files, workloads and corpora for `cannery corpus info`:
 //! header counts for snapshots, a scan for zero and same-filled pages in raw
-//! files. Does not open directories itself ([`super::layout`]) or decode
-//! records ([`super::reader`]).
+//! files. Does not open directories itself (`cannery_capture::corpus`) or decode
+//! records (`cannery_capture::corpus`).
 
 #![forbid(unsafe_code)]
 
-use super::layout::Corpus;
-use super::reader::open_pages;
-use crate::error::{Error, Result};
-use crate::filter::same_filled;
-use crate::snapshot::PageCounts;
-use crate::PAGE_SIZE;
+use cannery_capture::corpus::open_pages;
+use cannery_capture::corpus::Corpus;
+use cannery_capture::error::{Error, Result};
+use cannery_capture::filter::same_filled;
+use cannery_capture::snapshot::PageCounts;
+use cannery_capture::PAGE_SIZE;
 use cannery_codec::tabular::{Align, Grid, Style};
 use cannery_codec::units::{mib, size};
 use serde::Serialize;
@@ -52,7 +52,7 @@ pub struct FileSummary {
     /// Stored pages × 4096.
     pub bytes_uncompressed: u64,
     /// Set for a cold-page capture: the method and the hot/cold counts.
-    pub cold: Option<crate::snapshot::ColdPages>,
+    pub cold: Option<cannery_capture::snapshot::ColdPages>,
 }
 
 /// Summary of one workload.
@@ -122,7 +122,11 @@ impl CorpusSummary {
         let mut cold_lines = String::new();
         for w in &self.workloads {
             for f in &w.files {
-                if let Some(c) = f.cold.as_ref().filter(|c| c.method == crate::cold::METHOD) {
+                if let Some(c) = f
+                    .cold
+                    .as_ref()
+                    .filter(|c| c.method == cannery_capture::cold::METHOD)
+                {
                     cold_lines += &format!(
                         "{}: cold pages only (the kernel's reclaim, {})\n",
                         f.path.display(),

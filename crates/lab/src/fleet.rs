@@ -19,18 +19,18 @@ use std::collections::BTreeMap;
 use cannery_codec::peer::train_zstd_dictionary;
 use cannery_codec::{Level, Table};
 
-use crate::cluster::{cluster, Clustering};
-use crate::error::TrainError;
 use crate::evaluate::{evaluate, Ceiling, ConstraintCost, EvalSpec, ModeResult, Tally};
-use crate::histogram::Histogram;
 use crate::mode_key::ModeKey;
-use crate::refine::{train_from_scan, RefineStep};
 use crate::report::{
     Chain, ClusterReport, CorpusOptions, CorpusTraining, CrossMatrix, FleetReport, Progress,
     TrainReport, Workload, WorkloadReport, CLUSTER_SAMPLE_PAGES, REPORT_FORMAT,
 };
-use crate::scan::{scan, Scan, TrainOptions};
-use crate::train::{evaluate_smoothings, mark_excess, SmoothingResult};
+use cannery_trainer::cluster::{cluster, Clustering};
+use cannery_trainer::error::TrainError;
+use cannery_trainer::histogram::Histogram;
+use cannery_trainer::refine::{train_from_scan, RefineStep};
+use cannery_trainer::scan::{scan, Scan, TrainOptions};
+use cannery_trainer::train::{evaluate_smoothings, mark_excess, SmoothingResult};
 
 mod targets;
 use targets::{compare_under_target_all, target_matrix};
@@ -125,10 +125,10 @@ fn corpus_train_options(
     opts: &CorpusOptions,
     workloads: usize,
 ) -> Result<TrainOptions, TrainError> {
-    if opts.tables == 0 || opts.tables > crate::cluster::MAX_TABLES {
+    if opts.tables == 0 || opts.tables > cannery_trainer::cluster::MAX_TABLES {
         return Err(TrainError::BadTableCount {
             found: opts.tables,
-            max: crate::cluster::MAX_TABLES,
+            max: cannery_trainer::cluster::MAX_TABLES,
         });
     }
     let mut topts = opts.train.clone();
@@ -304,7 +304,7 @@ struct HeldOut {
     /// Each workload's results, its own table as `canned:<name>` too.
     cross_cols: Vec<BTreeMap<ModeKey, ModeResult>>,
     /// Each workload's split of the pages evaluated (sampled or not).
-    splits: Vec<crate::Split>,
+    splits: Vec<cannery_trainer::Split>,
 }
 
 /// Step 6: every workload's held-out pages with its own table (the fleet

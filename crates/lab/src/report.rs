@@ -29,45 +29,18 @@ use cannery_codec::Table;
 
 use crate::evaluate::{Ceiling, ConstraintCost, ModeResult};
 use crate::mode_key::ModeKey;
-use crate::pages::{PageSource, PageStream, SourceError};
-use crate::refine::RefineStep;
-use crate::scan::TrainOptions;
-use crate::train::SmoothingResult;
+use cannery_trainer::refine::RefineStep;
+use cannery_trainer::scan::TrainOptions;
+use cannery_trainer::train::SmoothingResult;
 
 /// Format name of the report JSON.
 pub const REPORT_FORMAT: &str = "cannery-train-report";
 
-/// Largest dictionary trained (for the `zstd-1-dict` and `lz4-dict`
-/// peers, and written by `train` for zram): at most 64 KiB, the most the
-/// kernel's lz4 backend loads (zstd's trainer defaults to 110 KiB).
-pub const DICTIONARY_SIZE: usize = 32 * 1024;
+pub use cannery_trainer::pages::{Chain, Workload};
+pub use cannery_trainer::scan::DICTIONARY_SIZE;
 
 /// Pages kept per corpus for clustering (their symbol counts only).
 pub const CLUSTER_SAMPLE_PAGES: usize = 16_384;
-
-/// One workload of a corpus.
-pub struct Workload<'a> {
-    /// Its name (file names and reports use it).
-    pub name: String,
-    /// Its pages.
-    pub source: &'a dyn PageSource,
-}
-
-/// Several sources streamed one after the other.
-pub struct Chain<'a>(pub Vec<&'a dyn PageSource>);
-
-impl PageSource for Chain<'_> {
-    fn stream(&self) -> Result<PageStream<'_>, SourceError> {
-        let mut streams = Vec::new();
-        for s in &self.0 {
-            streams.push(s.stream()?);
-        }
-        Ok(Box::new(streams.into_iter().flatten()))
-    }
-    fn uncounted_same_filled(&self) -> u64 {
-        self.0.iter().map(|s| s.uncounted_same_filled()).sum()
-    }
-}
 
 /// Options for a corpus.
 #[derive(Clone, Debug)]
@@ -81,7 +54,7 @@ pub struct CorpusOptions {
     /// Also run the peer compressors.
     pub peers: bool,
     /// Held-out pages evaluated per workload at most: a larger test part
-    /// is sampled by page hash ([`crate::Split::test_sample`]), and with
+    /// is sampled by page hash ([`cannery_trainer::Split::test_sample`]), and with
     /// many workloads fewer ([`eval_pages_per_workload`]). `None`: all.
     pub eval_pages: Option<u64>,
     /// Also train a fleet table for every target this build can run and
@@ -268,7 +241,7 @@ pub struct WorkloadReport {
     /// With a library target: this workload's held-out pages through the
     /// library's compressor with its table and with the library's own.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub under_target: Option<crate::target::TargetComparison>,
+    pub under_target: Option<cannery_trainer::target::TargetComparison>,
 }
 
 /// The fleet part of the report.
@@ -347,11 +320,11 @@ pub struct TrainReport {
     /// workloads through the library's compressor, with each workload's
     /// table and with the table the library builds from the same counts.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub under_target: Option<crate::target::TargetComparison>,
+    pub under_target: Option<cannery_trainer::target::TargetComparison>,
     /// With `target_matrix`: tables trained for each target, under each
     /// target's compressor.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub target_matrix: Option<crate::target::TargetMatrix>,
+    pub target_matrix: Option<cannery_trainer::target::TargetMatrix>,
 }
 
 /// Everything training a corpus produces.

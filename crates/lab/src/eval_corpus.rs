@@ -13,13 +13,13 @@ use serde::Serialize;
 
 use cannery_codec::Table;
 
-use crate::error::TrainError;
 use crate::evaluate::{default_peers, drift, evaluate, Drift, EvalSpec, ModeResult};
-use crate::histogram::{Histogram, HistogramError};
 use crate::mode_key::ModeKey;
-use crate::pages::{same_filled, PageSource, Part, Split};
 use crate::report::Workload;
-use crate::train::TableOptions;
+use cannery_trainer::error::TrainError;
+use cannery_trainer::histogram::{Histogram, HistogramError};
+use cannery_trainer::pages::{same_filled, PageSource, Part, Split};
+use cannery_trainer::train::TableOptions;
 
 /// How [`eval_corpus`] evaluates.
 #[derive(Clone, Copy, Debug)]
@@ -294,23 +294,34 @@ pub fn eval_histograms(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{key, workload_pages};
+    use crate::mode_key::key;
+    use cannery_trainer::testutil::workload_pages;
 
     #[test]
     fn merge_all_sums_and_refuses_mixed_settings() {
         assert!(merge_all(std::iter::empty()).unwrap().is_none());
         let h = |n, style, seed| {
             let pages = workload_pages(n, style, seed);
-            crate::gather::gather_pages(&pages, crate::ParseModel::Fast, None, &|_| true).unwrap()
+            cannery_trainer::gather::gather_pages(
+                &pages,
+                cannery_trainer::ParseModel::Fast,
+                None,
+                &|_| true,
+            )
+            .unwrap()
         };
         let (a, b) = (h(10, 0, 1), h(12, 1, 2));
         let m = merge_all([&a, &b]).unwrap().unwrap();
         assert_eq!(m.pages, a.pages + b.pages);
         assert_eq!(m, a.clone().merged(&b).unwrap());
         let pages = workload_pages(5, 0, 3);
-        let other =
-            crate::gather::gather_pages(&pages, crate::ParseModel::Default, None, &|_| true)
-                .unwrap();
+        let other = cannery_trainer::gather::gather_pages(
+            &pages,
+            cannery_trainer::ParseModel::Default,
+            None,
+            &|_| true,
+        )
+        .unwrap();
         assert!(merge_all([&a, &other]).is_err());
     }
 
@@ -387,11 +398,17 @@ mod tests {
     fn histogram_drift_is_small_against_the_tables_own_statistics() {
         let gather = |n, style, seed| {
             let pages = workload_pages(n, style, seed);
-            crate::gather::gather_pages(&pages, crate::ParseModel::Fast, None, &|_| true).unwrap()
+            cannery_trainer::gather::gather_pages(
+                &pages,
+                cannery_trainer::ParseModel::Fast,
+                None,
+                &|_| true,
+            )
+            .unwrap()
         };
         let (a, b) = (gather(200, 0, 1), gather(200, 1, 2));
         let opts = TableOptions::default();
-        let own = crate::train::table_from_histogram(&a, &opts, "a").unwrap();
+        let own = cannery_trainer::train::table_from_histogram(&a, &opts, "a").unwrap();
         let named = vec![("a.json".to_string(), a.clone()), ("b.json".to_string(), b)];
         let r = eval_histograms(&own, &named, &opts).unwrap();
         assert_eq!(r.histograms.len(), 2);
@@ -412,9 +429,13 @@ mod tests {
         );
         // Histograms of different parses do not merge.
         let pages = workload_pages(20, 0, 3);
-        let other =
-            crate::gather::gather_pages(&pages, crate::ParseModel::Default, None, &|_| true)
-                .unwrap();
+        let other = cannery_trainer::gather::gather_pages(
+            &pages,
+            cannery_trainer::ParseModel::Default,
+            None,
+            &|_| true,
+        )
+        .unwrap();
         let mixed = vec![("a".to_string(), a), ("o".to_string(), other)];
         assert!(eval_histograms(&own, &mixed, &opts).is_err());
     }

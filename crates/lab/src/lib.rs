@@ -1,0 +1,31 @@
+//! cannery-lab: measures tables and engines on pages and reports what it
+//! found. It sits above the format (`cannery_codec`), the engines and the
+//! trainer (`cannery_trainer`), and is where every figure a user reads is
+//! computed and laid out:
+//!
+//! [`evaluate`] (held-out sizes of one workload for every codec, drift) →
+//! [`eval_corpus`] (a corpus against given tables) and [`fleet`]
+//! (per-workload and fleet training of a corpus, then its evaluation) →
+//! [`report`] (the serializable report) → [`render`] (its text and markdown);
+//! [`bench`] times cannery's modes and the peer compressors page by page
+//! (`cannery bench`); [`mode_key`] names a measured mode;
+//! [`table_summary`] and [`corpus_summary`] are what `table show` and
+//! `corpus info` print.
+//!
+//! The crate prints nothing: callers hand it pages, corpora and tables and
+//! get reports back.
+
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod bench;
+pub mod corpus_summary;
+pub mod eval_corpus;
+pub mod evaluate;
+pub mod fleet;
+pub mod mode_key;
+pub mod render;
+pub mod report;
+pub mod table_summary;
+
+pub use mode_key::ModeKey;
