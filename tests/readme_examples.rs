@@ -261,13 +261,17 @@ fn readme_shell_examples_work_as_shown() {
         for line in block {
             let action = &RULES.iter().find(|(r, _)| *r == line.as_str()).unwrap().1;
             let (cmd, want) = match action {
-                Skip(_) => {
+                Skip(why) => {
+                    eprintln!("not run: `{line}`: {why}");
                     skipped += 1;
                     continue;
                 }
                 Run => (line.to_string(), None),
                 Fails(code, says) => (line.to_string(), Some((*code, *says))),
-                As(cmd, _) => (cmd.to_string(), None),
+                As(cmd, why) => {
+                    eprintln!("`{line}` runs as `{cmd}`: {why}");
+                    (cmd.to_string(), None)
+                }
             };
             let cmd = match &pid {
                 Some(p) => cmd.replace("1234", p),
