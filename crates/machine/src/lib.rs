@@ -17,6 +17,17 @@
 //!
 //! Users: `cannery zswap-kernel --setup` (cannery-zswap), the cold-page
 //! capture (`capture --cold reclaim:…`) and `cannery zram-kernel`.
+//!
+//! The readers take the kernel's text, so they work on any machine:
+//!
+//! ```
+//! // /sys/block/zram0/comp_algorithm and mm_stat, as Linux 6.x prints them.
+//! let (names, selected) = cannery_machine::parse_comp_algorithm("lzo [lzo-rle] lz4\n");
+//! assert_eq!((names.len(), selected.as_deref()), (3, Some("lzo-rle")));
+//! let mm = cannery_machine::parse_mm_stat("16384 5120 8192 0 8192 1 0 0 0\n")?;
+//! assert_eq!((mm.orig_data_size, mm.mem_used_total, mm.same_pages), (16384, 8192, 1));
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 #![warn(missing_docs)]
 

@@ -49,6 +49,18 @@
 //! reads a corpus into memory for replay. The engine reads no files and the
 //! crate prints nothing: callers hand it pages back to back and the codecs,
 //! and get reports back (`cannery zswap-sim` is one such caller).
+//!
+//! The pool model on its own: a 1,000-byte object asks zs_malloc for 1,008
+//! bytes and lands in the 1,024-byte class.
+//!
+//! ```
+//! use cannery_zswap::zsmalloc::{Pool, Zsmalloc};
+//! assert_eq!(Zsmalloc::new().class_size(1000), 1024);
+//! let mut pool = Pool::new();
+//! pool.add(1000);
+//! pool.add(1000);
+//! assert!(pool.zspage_bytes() >= 2 * 1024);
+//! ```
 
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
