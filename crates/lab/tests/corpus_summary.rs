@@ -44,10 +44,7 @@ fn snapshot(path: &Path, label: &str, n: u32, cold: Option<ColdPages>) {
 fn a_raw_pages_file_counts_its_zero_pages() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("dump.pages");
-    let mut bytes = page(1);
-    bytes.extend(vec![0u8; PAGE_SIZE]);
-    bytes.extend(page(2));
-    std::fs::write(&p, &bytes).unwrap();
+    std::fs::write(&p, [page(1), vec![0u8; PAGE_SIZE], page(2)].concat()).unwrap();
     let s = summarize(&p).unwrap();
     assert_eq!((s.pages, s.zero_pages), (3, 1));
 }
