@@ -16,10 +16,10 @@ use std::time::Instant;
 
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::figures::{self, percentile, SameFilledShare};
-use cannery_codec::peer::train_zstd_dictionary;
 use cannery_codec::tabular::{Align, Grid, Style};
 use cannery_codec::units::micros;
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use cannery_engines::peer::train_zstd_dictionary;
 
 use crate::histogram::ParseModel;
 use crate::mode_key::{ModeKey, QplMode};
@@ -28,7 +28,7 @@ use crate::report::DICTIONARY_SIZE;
 use crate::scan::histogram_of;
 use crate::train::{table_from_histogram, TableOptions};
 
-use cannery_codec::peer::{Peer, PeerKind};
+use cannery_engines::peer::{Peer, PeerKind};
 
 /// One codec to measure.
 #[derive(Clone, Debug)]
@@ -131,11 +131,11 @@ enum Engine {
 /// which QPL programs from the table's header).
 #[cfg(feature = "qpl")]
 struct QplEngine {
-    qpl: cannery_codec::backend::qpl::Qpl,
+    qpl: cannery_engines::backend::qpl::Qpl,
     mode: Mode,
     canned: Option<(
-        cannery_codec::backend::qpl::QplTable,
-        cannery_codec::backend::qpl::QplLevel,
+        cannery_engines::backend::qpl::QplTable,
+        cannery_engines::backend::qpl::QplLevel,
         Table,
     )>,
 }
@@ -143,7 +143,7 @@ struct QplEngine {
 #[cfg(feature = "qpl")]
 impl QplEngine {
     fn new(m: QplMode, table: Option<&Table>) -> Result<QplEngine, String> {
-        use cannery_codec::backend::qpl::{Qpl, QplLevel};
+        use cannery_engines::backend::qpl::{Qpl, QplLevel};
         let mut qpl = Qpl::open_software().map_err(|e| e.to_string())?;
         let (mode, level) = match m {
             QplMode::Fixed => (Mode::Fixed, None),
@@ -164,7 +164,7 @@ impl QplEngine {
     }
 
     fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Option<usize>, String> {
-        use cannery_codec::backend::Backend;
+        use cannery_engines::backend::Backend;
         let r = match &self.canned {
             Some((t, level, _)) => self.qpl.canned_stream(t, *level, page).map(|s| {
                 s.map(|s| {
@@ -184,7 +184,7 @@ impl QplEngine {
     }
 
     fn decompress(&mut self, stream: &[u8], out: &mut [u8]) -> Result<usize, String> {
-        use cannery_codec::backend::Backend;
+        use cannery_engines::backend::Backend;
         let table = self.canned.as_ref().map(|(_, _, t)| t);
         self.qpl
             .decompress(self.mode, table, stream, out)

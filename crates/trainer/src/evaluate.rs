@@ -26,7 +26,7 @@ use crate::error::TrainError;
 use crate::gather::Parser;
 use crate::histogram::{Histogram, ParseModel, Settings, SymbolCounts};
 use crate::pages::{for_each_chunk, same_filled, PageSource, Part, Split};
-use cannery_codec::peer::{Peer, PeerKind};
+use cannery_engines::peer::{Peer, PeerKind};
 
 use crate::mode_key::ModeKey;
 

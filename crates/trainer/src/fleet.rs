@@ -16,8 +16,8 @@
 
 use std::collections::BTreeMap;
 
-use cannery_codec::peer::train_zstd_dictionary;
 use cannery_codec::{Level, Table};
+use cannery_engines::peer::train_zstd_dictionary;
 
 use crate::cluster::{cluster, Clustering};
 use crate::error::TrainError;

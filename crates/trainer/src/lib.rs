@@ -12,7 +12,7 @@
 //! (per-workload and fleet training of a corpus) → [`report`] (its report) →
 //! [`render`] (the reports as text).
 //! [`bench`] times cannery's modes and the peer compressors
-//! (`cannery_codec::peer`) page by page (`cannery bench`).
+//! (`cannery_engines::peer`) page by page (`cannery bench`).
 //!
 //! The crate prints nothing, and its core reads no files: callers hand it
 //! pages (any [`pages::PageSource`]) or histograms, and get tables and
