@@ -20,13 +20,14 @@
 
 pub mod backend;
 pub mod batch;
+pub mod engine;
 #[cfg(feature = "isal")]
 #[allow(unsafe_code)]
 pub mod isal;
 #[cfg(feature = "reference")]
 pub mod peer;
 
-pub use backend::{Backend, BackendError, Capabilities, ExecPath};
 pub use batch::{
     BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor, UnitStatus,
 };
+pub use engine::{Capabilities, Engine, EngineError, ExecPath};

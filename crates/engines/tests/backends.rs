@@ -10,10 +10,10 @@ use cannery_codec::{Mode, Table};
 use cannery_engines::backend::check::{check_pair, check_stream, PairOutcome, Reencode};
 use cannery_engines::backend::stress::{page, Kind, Rng};
 use cannery_engines::backend::{
-    self, canned_bits_to_deflate, canned_to_deflate, Backend, BackendError,
+    self, canned_bits_to_deflate, canned_to_deflate, Engine, EngineError,
 };
 
-fn available() -> Vec<Box<dyn Backend>> {
+fn available() -> Vec<Box<dyn Engine>> {
     backend::NAMES
         .iter()
         .filter_map(|n| backend::open(n).ok())
@@ -136,10 +136,7 @@ fn reference_inflaters_reject_corrupt_streams_and_respect_limits() {
             .decompress(Mode::Canned, Some(&t), &s, &mut small)
             .unwrap_err();
         assert!(
-            matches!(
-                e,
-                BackendError::OutputLimit { .. } | BackendError::Decode(_)
-            ),
+            matches!(e, EngineError::OutputLimit { .. } | EngineError::Decode(_)),
             "{name}: {e}"
         );
         // Truncated stream.
@@ -152,7 +149,7 @@ fn reference_inflaters_reject_corrupt_streams_and_respect_limits() {
         let mut out = [0u8; 4096];
         assert_eq!(
             b.decompress(Mode::Canned, None, &s, &mut out),
-            Err(BackendError::TableRequired)
+            Err(EngineError::TableRequired)
         );
     }
 }
@@ -251,7 +248,7 @@ fn software_backend_keeps_no_state_between_pages() {
 
 #[test]
 fn reference_backends_run_as_batch_lanes() {
-    use cannery_engines::backend::zlib::Zlib;
+    use cannery_engines::backend::reference::Reference;
     use cannery_engines::backend::ModeBound;
     use cannery_engines::batch::BatchDecompressor;
     let t = Table::kernel_2024();
@@ -271,7 +268,7 @@ fn reference_backends_run_as_batch_lanes() {
     }
     let lanes = (0..2)
         .map(|_| ModeBound {
-            backend: Zlib::new(),
+            backend: Reference::zlib(6),
             mode: Mode::Canned,
             table: Some(t.clone()),
         })
@@ -302,7 +299,7 @@ fn qpl_refuses_tables_it_would_change() {
             &mut out,
         )
         .unwrap_err();
-    assert!(matches!(e, BackendError::QplTableChanged { .. }), "{e}");
+    assert!(matches!(e, EngineError::QplTableChanged { .. }), "{e}");
     // An all-coded table within the 56-bit rule loads unchanged.
     let t = all_coded_table();
     q.compress(Mode::Canned, Some(&t), b"abcabcabcabc", &mut out)
@@ -320,7 +317,7 @@ fn a_mode_outside_a_backends_capabilities_is_refused_by_name() {
             }
             let mut out = Vec::new();
             match b.compress(mode, Some(&k), &page, &mut out) {
-                Err(BackendError::Unsupported {
+                Err(EngineError::Unsupported {
                     backend,
                     direction,
                     mode: m,

@@ -17,7 +17,7 @@ use std::path::Path;
 use cannery_codec::{Mode, Outcome, Table};
 use cannery_engines::backend::qat::Qat;
 use cannery_engines::backend::stress::{page, Kind, Rng};
-use cannery_engines::backend::{software::Software, Backend, BackendError, ExecPath};
+use cannery_engines::backend::{software::Software, Engine, EngineError, ExecPath};
 
 /// QATzip's raw deflate stream of `page`.
 fn qat_compress(q: &mut Qat, page: &[u8]) -> Vec<u8> {
@@ -86,7 +86,7 @@ fn sizes_at_and_around_a_page() {
     big.push(0);
     assert!(matches!(
         q.compress(Mode::Dynamic, None, &big, &mut Vec::new()),
-        Err(BackendError::InputTooLarge { len: 4097 })
+        Err(EngineError::InputTooLarge { len: 4097 })
     ));
     // A page's stream into a buffer one byte short is refused, not cut.
     let s = qat_compress(&mut q, &text);
@@ -94,7 +94,7 @@ fn sizes_at_and_around_a_page() {
     assert!(
         matches!(
             q.decompress(Mode::Dynamic, None, &s, &mut short),
-            Err(BackendError::OutputLimit { limit: 4095, .. })
+            Err(EngineError::OutputLimit { limit: 4095, .. })
         ),
         "4096 bytes do not fit in 4095"
     );
@@ -120,7 +120,7 @@ fn canned_compression_is_a_reported_limit() {
     let err = q
         .compress(Mode::Canned, Some(&k), &[1u8; 4096], &mut Vec::new())
         .unwrap_err();
-    assert!(matches!(err, BackendError::Unsupported { .. }), "{err}");
+    assert!(matches!(err, EngineError::Unsupported { .. }), "{err}");
 }
 
 /// QATzip reads on past a deflate stream's final block (taking what follows

@@ -14,7 +14,7 @@ use cannery_codec::huffman::limited_code_lengths;
 use cannery_codec::{Mode, Outcome, Table};
 use cannery_engines::backend::qpl::{qpl_loadable_default_table, Qpl};
 use cannery_engines::backend::stress::{page, Kind, Rng};
-use cannery_engines::backend::{software::Software, Backend, BackendError};
+use cannery_engines::backend::{software::Software, Engine, EngineError};
 
 /// Synthetic pages: every generated stress kind from a few seeds, and the
 /// shared sample pages (text, pointers, structs, small integers, random).
@@ -47,7 +47,7 @@ fn ours(sw: &mut Software, table: &Table, page: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-fn qpl_decompress(q: &mut Qpl, table: &Table, stream: &[u8]) -> Result<Vec<u8>, BackendError> {
+fn qpl_decompress(q: &mut Qpl, table: &Table, stream: &[u8]) -> Result<Vec<u8>, EngineError> {
     let mut out = [0u8; 4096];
     let n = q.decompress(Mode::Canned, Some(table), stream, &mut out)?;
     Ok(out[..n].to_vec())
@@ -135,9 +135,9 @@ fn damaged_bodies_do_not_decode_to_the_page() {
     let mut t = Tally::default();
     for v in &variants {
         match qpl_decompress(&mut q, &k, v) {
-            Err(BackendError::Qpl { name, .. }) => *t.qpl_errors.entry(name).or_default() += 1,
-            Err(BackendError::Rejected { .. }) => t.no_end += 1,
-            Err(BackendError::OutputLimit { .. }) => {
+            Err(EngineError::Qpl { name, .. }) => *t.qpl_errors.entry(name).or_default() += 1,
+            Err(EngineError::Rejected { .. }) => t.no_end += 1,
+            Err(EngineError::OutputLimit { .. }) => {
                 *t.qpl_errors.entry("output limit").or_default() += 1
             }
             Err(e) => panic!("unexpected error {e}"),

@@ -1,5 +1,5 @@
 //! Backends: the engines that compress and decompress pages, behind one
-//! [`Backend`] trait and one dispatch point, [`open`].
+//! [`Engine`] trait and one dispatch point, [`open`].
 //!
 //! | backend      | compresses               | decompresses                         | path |
 //! |--------------|--------------------------|--------------------------------------|------|
@@ -28,33 +28,27 @@
 //! are in [`check`]; what this build and machine offer is [`survey`].
 
 pub mod check;
-#[cfg(feature = "reference")]
-pub mod libdeflate;
-#[cfg(feature = "reference")]
-pub mod miniz;
 #[cfg(feature = "qat")]
 #[allow(unsafe_code)]
 pub mod qat;
 #[cfg(feature = "qpl")]
 #[allow(unsafe_code)]
 pub mod qpl;
+#[cfg(feature = "reference")]
+pub mod reference;
 pub mod software;
 pub mod stress;
 pub mod survey;
-#[cfg(feature = "reference")]
-pub mod zlib;
-
-use serde::Serialize;
 
 pub use survey::{render_survey, survey, Availability};
 
+pub(crate) use crate::engine::{check_page, outcome_of, ALL_MODES};
+pub use crate::engine::{Capabilities, Direction, Engine, EngineError, ExecPath};
+
 use cannery_codec::bitio::BitWriter;
-use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::decode::DecodeError;
-use cannery_codec::encode::{EncodeError, Outcome};
+use cannery_codec::encode::Outcome;
 use cannery_codec::mode::Mode;
-use cannery_codec::table::rules::Rule;
-use cannery_codec::table::{Alphabet, Table};
+use cannery_codec::table::Table;
 
 /// Symbol counts of pages as another library's parse sees them (QPL's
 /// `qpl_gather_deflate_statistics`, ISA-L's `isal_update_histogram`): what
@@ -103,264 +97,6 @@ impl LibraryCounts {
     }
 }
 
-/// Which engine ran a job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ExecPath {
-    /// A CPU implementation.
-    Software,
-    /// An accelerator (IAA through QPL, or QAT).
-    Hardware,
-}
-
-impl ExecPath {
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ExecPath::Software => "software",
-            ExecPath::Hardware => "hardware",
-        }
-    }
-}
-
-/// What a backend can do.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Capabilities {
-    /// Modes it can compress in (its own streams).
-    #[serde(serialize_with = "mode_names")]
-    pub compress: Vec<Mode>,
-    /// Modes whose streams it can decompress.
-    #[serde(serialize_with = "mode_names")]
-    pub decompress: Vec<Mode>,
-    /// Which engine runs its jobs.
-    pub path: ExecPath,
-    /// Why it runs on that path (e.g. why hardware is not used), if worth saying.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path_note: Option<String>,
-    /// The table rules its canned compression needs ([`cannery_codec::table::rules`]).
-    pub canned_compress_rules: &'static [Rule],
-    /// The table rules its canned decompression needs.
-    pub canned_decompress_rules: &'static [Rule],
-}
-
-fn mode_names<S: serde::Serializer>(modes: &[Mode], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(modes.iter().map(|m| m.name()))
-}
-
-impl Capabilities {
-    /// True if it compresses in `mode`.
-    pub fn can_compress(&self, mode: Mode) -> bool {
-        self.compress.contains(&mode)
-    }
-
-    /// True if it decompresses `mode` streams.
-    pub fn can_decompress(&self, mode: Mode) -> bool {
-        self.decompress.contains(&mode)
-    }
-
-    /// `Ok` if it can compress canned pages with `table`, else which rule
-    /// the table breaks and why (`"rule: reason"`).
-    pub fn canned_compress_check(&self, table: &Table) -> Result<(), String> {
-        first_broken(self.canned_compress_rules, table)
-    }
-
-    /// `Ok` if it can decompress canned streams of `table`, else which rule
-    /// the table breaks and why.
-    pub fn canned_decompress_check(&self, table: &Table) -> Result<(), String> {
-        first_broken(self.canned_decompress_rules, table)
-    }
-
-    /// `Ok` if it compresses in `mode`, else the `Unsupported` error naming
-    /// `backend`: the one compression-mode check every backend makes.
-    pub fn check_compress(&self, backend: &'static str, mode: Mode) -> Result<(), BackendError> {
-        if self.can_compress(mode) {
-            Ok(())
-        } else {
-            Err(BackendError::Unsupported {
-                backend,
-                direction: Direction::Compress,
-                mode,
-            })
-        }
-    }
-}
-
-fn first_broken(rules: &[Rule], table: &Table) -> Result<(), String> {
-    rules
-        .iter()
-        .find_map(|r| r.check(table).err().map(|e| format!("{r}: {e}")))
-        .map_or(Ok(()), Err)
-}
-
-/// Compression or decompression.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Compression.
-    Compress,
-    /// Decompression.
-    Decompress,
-}
-
-impl std::fmt::Display for Direction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Direction::Compress => "compress",
-            Direction::Decompress => "decompress",
-        })
-    }
-}
-
-/// Why a backend job failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BackendError {
-    /// The backend cannot do this at all.
-    #[error("{backend} cannot {direction} in {mode} mode")]
-    Unsupported {
-        /// Backend name.
-        backend: &'static str,
-        /// The direction asked for.
-        direction: Direction,
-        /// The mode asked for.
-        mode: Mode,
-    },
-    /// Canned mode without a table.
-    #[error("canned mode needs a table")]
-    TableRequired,
-    /// The table's implied header is not standard deflate, so engines that
-    /// read standard deflate cannot be given a canned stream of it.
-    #[error(
-        "table {table_id} has incomplete codes, so header + canned body is not standard deflate"
-    )]
-    TableNotStandard {
-        /// The table's id.
-        table_id: String,
-    },
-    /// The page is larger than 4096 bytes.
-    #[error("input is {len} bytes; a page is at most 4096")]
-    InputTooLarge {
-        /// Its length.
-        len: usize,
-    },
-    /// Our encoder refused.
-    #[error(transparent)]
-    Encode(#[from] EncodeError),
-    /// Our decoder refused.
-    #[error(transparent)]
-    Decode(#[from] DecodeError),
-    /// A reference library (zlib, libdeflate, miniz_oxide) refused a stream.
-    #[error("{backend} rejected the stream: {message}")]
-    Rejected {
-        /// Backend name.
-        backend: &'static str,
-        /// The library's own words.
-        message: String,
-    },
-    /// Decompressed output would exceed the caller's buffer.
-    #[error("{backend}: output would exceed the limit of {limit} bytes")]
-    OutputLimit {
-        /// Backend name.
-        backend: &'static str,
-        /// The limit.
-        limit: usize,
-    },
-    /// A QPL call returned an error status.
-    #[error("qpl {call} failed with status {code} ({name}: {text})")]
-    Qpl {
-        /// The C function.
-        call: &'static str,
-        /// The numeric status.
-        code: u32,
-        /// The status's C name.
-        name: &'static str,
-        /// What QPL says it means.
-        text: &'static str,
-    },
-    /// QPL built a table with other code lengths than ours.
-    #[error(
-        "qpl changed the table: {alphabet} symbol {symbol} has length {qpl} in qpl's table, \
-         {ours} in ours{hint}"
-    )]
-    QplTableChanged {
-        /// Alphabet of the first difference.
-        alphabet: Alphabet,
-        /// Symbol of the first difference.
-        symbol: usize,
-        /// Our length.
-        ours: u8,
-        /// QPL's length.
-        qpl: u8,
-        /// A likely reason, e.g. the 56-bit rule.
-        hint: String,
-    },
-    /// A QATzip call returned an error.
-    #[error("qatzip {call} failed with {code} ({name})")]
-    Qat {
-        /// The C function.
-        call: &'static str,
-        /// The return code.
-        code: i32,
-        /// Its C name.
-        name: &'static str,
-    },
-    /// No backend has this name.
-    #[error("no backend named {name:?} (known: {known})")]
-    Unknown {
-        /// The name asked for.
-        name: String,
-        /// The names this build knows.
-        known: String,
-    },
-    /// The backend could not be opened.
-    #[error("{backend} is not available: {reason}")]
-    Unavailable {
-        /// Backend name.
-        backend: &'static str,
-        /// Why.
-        reason: String,
-    },
-}
-
-/// An engine that compresses and/or decompresses 4 KiB pages.
-///
-/// `table` is used in canned mode (and ignored otherwise); backends cache
-/// whatever they derive from it, so passing the same table page after page
-/// is cheap.
-pub trait Backend {
-    /// Lower-case name, as on the command line.
-    fn name(&self) -> &'static str;
-
-    /// What it can do, and on which path.
-    fn capabilities(&self) -> &Capabilities;
-
-    /// Compresses one page into `out` (cleared first). On
-    /// [`Outcome::Incompressible`] the contents of `out` are unspecified.
-    fn compress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        page: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<Outcome, BackendError>;
-
-    /// Decompresses one stream into `out`, whose length is the limit;
-    /// returns the bytes produced.
-    fn decompress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, BackendError>;
-
-    /// The path the last job ran on (the capabilities' path unless the
-    /// backend can switch per job).
-    fn last_path(&self) -> ExecPath {
-        self.capabilities().path
-    }
-}
-
 /// A backend bound to one mode and table: the page interface of the batch
 /// path ([`crate::batch`]), so any `Send` backend (software and the
 /// reference libraries; not the FFI ones, whose handles stay on one thread)
@@ -375,19 +111,19 @@ pub struct ModeBound<B> {
     pub table: Option<Table>,
 }
 
-impl<B: Backend + Send + 'static> crate::batch::PageCompressor for ModeBound<B> {
-    type Error = BackendError;
+impl<B: Engine + Send + 'static> crate::batch::PageCompressor for ModeBound<B> {
+    type Error = EngineError;
 
-    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, BackendError> {
+    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, EngineError> {
         self.backend
             .compress(self.mode, self.table.as_ref(), unit, out)
     }
 }
 
-impl<B: Backend + Send + 'static> crate::batch::PageDecompressor for ModeBound<B> {
-    type Error = BackendError;
+impl<B: Engine + Send + 'static> crate::batch::PageDecompressor for ModeBound<B> {
+    type Error = EngineError;
 
-    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, BackendError> {
+    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, EngineError> {
         self.backend
             .decompress(self.mode, self.table.as_ref(), data, out)
     }
@@ -404,13 +140,13 @@ pub const NAMES: [&str; 6] = [
 ];
 
 /// The one dispatch point: opens a backend by name.
-pub fn open(name: &str) -> Result<Box<dyn Backend>, BackendError> {
+pub fn open(name: &str) -> Result<Box<dyn Engine>, EngineError> {
     match name {
         "software" => Ok(Box::new(software::Software::new())),
         "miniz_oxide" | "miniz" | "zlib" | "libdeflate" => open_reference(name),
         "qpl" => open_qpl(),
         "qat" => open_qat(),
-        _ => Err(BackendError::Unknown {
+        _ => Err(EngineError::Unknown {
             name: name.into(),
             known: NAMES.join(", "),
         }),
@@ -418,17 +154,17 @@ pub fn open(name: &str) -> Result<Box<dyn Backend>, BackendError> {
 }
 
 #[cfg(feature = "reference")]
-fn open_reference(name: &str) -> Result<Box<dyn Backend>, BackendError> {
+fn open_reference(name: &str) -> Result<Box<dyn Engine>, EngineError> {
     Ok(match name {
-        "zlib" => Box::new(zlib::Zlib::new()),
-        "libdeflate" => Box::new(libdeflate::Libdeflate::new()),
-        _ => Box::new(miniz::Miniz::new()),
+        "zlib" => Box::new(reference::Reference::zlib(6)),
+        "libdeflate" => Box::new(reference::Reference::libdeflate(6)?),
+        _ => Box::new(reference::Reference::miniz(6)),
     })
 }
 
 #[cfg(not(feature = "reference"))]
-fn open_reference(name: &str) -> Result<Box<dyn Backend>, BackendError> {
-    Err(BackendError::Unavailable {
+fn open_reference(name: &str) -> Result<Box<dyn Engine>, EngineError> {
+    Err(EngineError::Unavailable {
         backend: match name {
             "zlib" => "zlib",
             "libdeflate" => "libdeflate",
@@ -446,26 +182,26 @@ fn inflate_error(
     backend: &'static str,
     limit: usize,
     e: crate::peer::deflate::InflateFailure,
-) -> BackendError {
+) -> EngineError {
     use crate::peer::deflate::InflateFailure;
     match e {
-        InflateFailure::OutputFull => BackendError::OutputLimit { backend, limit },
-        InflateFailure::Truncated => BackendError::Rejected {
+        InflateFailure::OutputFull => EngineError::OutputLimit { backend, limit },
+        InflateFailure::Truncated => EngineError::Rejected {
             backend,
             message: "stream is truncated: input ends before the end of the final block".into(),
         },
-        InflateFailure::Rejected(message) => BackendError::Rejected { backend, message },
+        InflateFailure::Rejected(message) => EngineError::Rejected { backend, message },
     }
 }
 
 #[cfg(feature = "qpl")]
-fn open_qpl() -> Result<Box<dyn Backend>, BackendError> {
+fn open_qpl() -> Result<Box<dyn Engine>, EngineError> {
     Ok(Box::new(qpl::Qpl::open()?))
 }
 
 #[cfg(not(feature = "qpl"))]
-fn open_qpl() -> Result<Box<dyn Backend>, BackendError> {
-    Err(BackendError::Unavailable {
+fn open_qpl() -> Result<Box<dyn Engine>, EngineError> {
+    Err(EngineError::Unavailable {
         backend: "qpl",
         reason: "not built with the `qpl` feature (rebuild with --features qpl; needs Intel QPL \
                  installed, found through pkg-config or QPL_DIR)"
@@ -474,13 +210,13 @@ fn open_qpl() -> Result<Box<dyn Backend>, BackendError> {
 }
 
 #[cfg(feature = "qat")]
-fn open_qat() -> Result<Box<dyn Backend>, BackendError> {
+fn open_qat() -> Result<Box<dyn Engine>, EngineError> {
     Ok(Box::new(qat::Qat::open()?))
 }
 
 #[cfg(not(feature = "qat"))]
-fn open_qat() -> Result<Box<dyn Backend>, BackendError> {
-    Err(BackendError::Unavailable {
+fn open_qat() -> Result<Box<dyn Engine>, EngineError> {
+    Err(EngineError::Unavailable {
         backend: "qat",
         reason: "not built with the `qat` feature (rebuild with --features qat; needs QATzip and \
                  qatlib installed, found through pkg-config or QATZIP_DIR)"
@@ -490,7 +226,7 @@ fn open_qat() -> Result<Box<dyn Backend>, BackendError> {
 
 /// Opens the named backends, or every available one if `names` is `None`;
 /// a named backend that cannot be opened is an error.
-pub fn open_many(names: Option<&[String]>) -> Result<Vec<Box<dyn Backend>>, BackendError> {
+pub fn open_many(names: Option<&[String]>) -> Result<Vec<Box<dyn Engine>>, EngineError> {
     match names {
         Some(list) => list.iter().map(|n| open(n)).collect(),
         None => Ok(NAMES.iter().filter_map(|n| open(n).ok()).collect()),
@@ -506,7 +242,7 @@ pub fn open_many(names: Option<&[String]>) -> Result<Vec<Box<dyn Backend>>, Back
 /// stop reading; at most two bytes of such tail follow the deflate stream.
 /// The fixed code gets a 3-bit fixed block header (BFINAL=1, BTYPE=01)
 /// instead. Tables with incomplete codes have no standard header.
-pub fn canned_to_deflate(table: &Table, canned: &[u8]) -> Result<Vec<u8>, BackendError> {
+pub fn canned_to_deflate(table: &Table, canned: &[u8]) -> Result<Vec<u8>, EngineError> {
     canned_bits_to_deflate(table, canned, canned.len() * 8)
 }
 
@@ -519,7 +255,7 @@ pub fn canned_bits_to_deflate(
     table: &Table,
     canned: &[u8],
     bits: usize,
-) -> Result<Vec<u8>, BackendError> {
+) -> Result<Vec<u8>, EngineError> {
     let bits = bits.min(canned.len() * 8);
     let mut out = Vec::with_capacity(table.header().bytes.len() + canned.len() + 1);
     let mut w = BitWriter::new(&mut out);
@@ -529,7 +265,7 @@ pub fn canned_bits_to_deflate(
         let h = table.header();
         w.put_bytes_bits(&h.bytes, h.bits);
     } else {
-        return Err(BackendError::TableNotStandard {
+        return Err(EngineError::TableNotStandard {
             table_id: table.id(),
         });
     }
@@ -545,37 +281,15 @@ pub(crate) fn as_deflate<'a>(
     mode: Mode,
     table: Option<&Table>,
     data: &'a [u8],
-) -> Result<std::borrow::Cow<'a, [u8]>, BackendError> {
+) -> Result<std::borrow::Cow<'a, [u8]>, EngineError> {
     match mode {
         Mode::Canned => {
-            let t = table.ok_or(BackendError::TableRequired)?;
+            let t = table.ok_or(EngineError::TableRequired)?;
             Ok(std::borrow::Cow::Owned(canned_to_deflate(t, data)?))
         }
         Mode::Fixed | Mode::Dynamic => Ok(std::borrow::Cow::Borrowed(data)),
     }
 }
-
-/// The outcome of a reference compressor's output under zswap's rule.
-#[cfg_attr(not(feature = "reference"), allow(dead_code))]
-pub(crate) fn outcome_of(out: &[u8]) -> Outcome {
-    if out.len() >= PAGE_SIZE {
-        Outcome::Incompressible
-    } else {
-        Outcome::Compressed(out.len())
-    }
-}
-
-/// Checks a page's size before compressing it.
-pub(crate) fn check_page(page: &[u8]) -> Result<(), BackendError> {
-    if page.len() > PAGE_SIZE {
-        Err(BackendError::InputTooLarge { len: page.len() })
-    } else {
-        Ok(())
-    }
-}
-
-/// Standard-deflate decompression modes: what reference inflaters read.
-pub(crate) const ALL_MODES: [Mode; 3] = [Mode::Fixed, Mode::Dynamic, Mode::Canned];
 
 #[cfg(test)]
 mod tests {
@@ -614,7 +328,7 @@ mod tests {
         let inc = Table::from_lengths(&l.litlen, &l.dist).unwrap();
         assert!(matches!(
             canned_to_deflate(&inc, &body),
-            Err(BackendError::TableNotStandard { .. })
+            Err(EngineError::TableNotStandard { .. })
         ));
     }
 
@@ -631,7 +345,7 @@ mod tests {
             }
         }
         let e = open("nope").err().expect("no such backend");
-        assert!(matches!(e, BackendError::Unknown { .. }));
+        assert!(matches!(e, EngineError::Unknown { .. }));
         assert!(
             e.to_string().starts_with("no backend named \"nope\""),
             "{e}"

@@ -22,13 +22,13 @@
 //! unavailable, with the reason). With a device, each job's path is read
 //! from its extended return code (`QZ_SW_EXECUTION`: QATzip sends requests
 //! below its input threshold to software by design) and reported by
-//! [`Backend::last_path`]. QATzip's own log lines are switched off: the
+//! [`Engine::last_path`]. QATzip's own log lines are switched off: the
 //! states above say what they said. Its `unsafe` is the FFI's (the
 //! codec's others: `qpl`, the decoder's fast loop).
 
 use super::{
-    as_deflate, canned_bits_to_deflate, check_page, outcome_of, Backend, BackendError,
-    Capabilities, ExecPath, ALL_MODES,
+    as_deflate, canned_bits_to_deflate, check_page, outcome_of, Capabilities, Engine, EngineError,
+    ExecPath, ALL_MODES,
 };
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::decode::CannedDecoder;
@@ -142,8 +142,8 @@ fn code_name(code: i32) -> &'static str {
     }
 }
 
-fn qz_err(call: &'static str, code: i32) -> BackendError {
-    BackendError::Qat {
+fn qz_err(call: &'static str, code: i32) -> EngineError {
+    EngineError::Qat {
         call,
         code,
         name: code_name(code),
@@ -159,7 +159,7 @@ fn qz_err(call: &'static str, code: i32) -> BackendError {
 fn start_session(
     lib: &'static ffi::QatZipLib,
     sess: &mut ffi::QzSession_T,
-) -> Result<(), BackendError> {
+) -> Result<(), EngineError> {
     // SAFETY: `sess` is a valid session struct, zeroed or closed, that
     // outlives the session (the backend boxes it).
     let rc = unsafe { lib.qzInit(sess, 1) };
@@ -212,8 +212,8 @@ impl Qat {
     /// Opens a raw-deflate QATzip session: on a QAT device if there is
     /// one, else in QATzip's software fallback (said in the path note).
     /// Unavailable when libqatzip cannot be loaded.
-    pub fn open() -> Result<Qat, BackendError> {
-        let lib = library().map_err(|reason| BackendError::Unavailable {
+    pub fn open() -> Result<Qat, EngineError> {
+        let lib = library().map_err(|reason| EngineError::Unavailable {
             backend: "qat",
             reason,
         })?;
@@ -266,7 +266,7 @@ impl Qat {
         table: &Table,
         canned: &[u8],
         limit: usize,
-    ) -> Result<Vec<u8>, BackendError> {
+    ) -> Result<Vec<u8>, EngineError> {
         let id = table.id();
         let decoder = match &mut self.canned {
             Some((known, d)) if *known == id => d,
@@ -286,7 +286,7 @@ impl Qat {
     }
 
     /// Tears the session down and starts it again, in the same boxed struct.
-    fn restart(&mut self) -> Result<(), BackendError> {
+    fn restart(&mut self) -> Result<(), EngineError> {
         // SAFETY: the session was set up (in `open` or the last restart);
         // it is torn down and closed once here, then zeroed, as `qzInit`
         // expects it.
@@ -319,7 +319,7 @@ impl Drop for Qat {
     }
 }
 
-impl Backend for Qat {
+impl Engine for Qat {
     fn name(&self) -> &'static str {
         "qat"
     }
@@ -338,7 +338,7 @@ impl Backend for Qat {
         _table: Option<&Table>,
         page: &[u8],
         out: &mut Vec<u8>,
-    ) -> Result<Outcome, BackendError> {
+    ) -> Result<Outcome, EngineError> {
         check_page(page)?;
         self.caps.check_compress(self.name(), mode)?;
         out.clear();
@@ -364,7 +364,7 @@ impl Backend for Qat {
         }
         if src_len as usize != page.len() {
             // QATzip issue #104: OK without consuming all input.
-            return Err(BackendError::Rejected {
+            return Err(EngineError::Rejected {
                 backend: "qat",
                 message: format!("qzCompress consumed {src_len} of {} bytes", page.len()),
             });
@@ -380,7 +380,7 @@ impl Backend for Qat {
         table: Option<&Table>,
         data: &[u8],
         out: &mut [u8],
-    ) -> Result<usize, BackendError> {
+    ) -> Result<usize, EngineError> {
         let data = match (mode, table) {
             (Mode::Canned, Some(t)) => {
                 std::borrow::Cow::Owned(self.canned_as_deflate(t, data, out.len())?)
@@ -389,7 +389,7 @@ impl Backend for Qat {
         };
         if data.is_empty() {
             // QATzip answers QZ_OK with no output; a stream has a final block.
-            return Err(BackendError::Rejected {
+            return Err(EngineError::Rejected {
                 backend: "qat",
                 message: "empty stream (no final block)".into(),
             });
@@ -420,7 +420,7 @@ impl Backend for Qat {
         match rc {
             0 => {}
             -3 | 15 => {
-                return Err(BackendError::OutputLimit {
+                return Err(EngineError::OutputLimit {
                     backend: "qat",
                     limit: out.len(),
                 })
@@ -432,12 +432,12 @@ impl Backend for Qat {
         // is not a short page).
         if !ended {
             return Err(if dst_len as usize == out.len() {
-                BackendError::OutputLimit {
+                EngineError::OutputLimit {
                     backend: "qat",
                     limit: out.len(),
                 }
             } else {
-                BackendError::Rejected {
+                EngineError::Rejected {
                     backend: "qat",
                     message: format!(
                         "the stream ends before its final block ({src_len} of {} bytes \
@@ -448,7 +448,7 @@ impl Backend for Qat {
             });
         }
         if (src_len as usize) < data.len() {
-            return Err(BackendError::Rejected {
+            return Err(EngineError::Rejected {
                 backend: "qat",
                 message: format!(
                     "{} bytes after the final block (qzDecompress read {src_len} of {})",

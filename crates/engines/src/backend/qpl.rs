@@ -3,7 +3,7 @@
 //!
 //! It runs on IAA hardware when QPL can initialise a hardware job (an IAA
 //! work queue is enabled and usable), else on QPL's software path, and
-//! reports which ([`Backend::last_path`], [`Capabilities::path_note`]).
+//! reports which ([`Engine::last_path`], [`Capabilities::path_note`]).
 //! Fixed mode = no table, no dynamic flag (BTYPE=01); dynamic mode =
 //! `QPL_FLAG_DYNAMIC_HUFFMAN`.
 //!
@@ -13,7 +13,7 @@
 //!   code lengths through the histogram route (count 2^(15 − length) per
 //!   symbol, docs/canned-format.md §7). The lengths QPL ends up with are read back
 //!   from the header of a static-mode compression and must equal ours, or
-//!   loading the table fails ([`BackendError::QplTableChanged`]) — QPL codes
+//!   loading the table fails ([`EngineError::QplTableChanged`]) — QPL codes
 //!   every symbol and applies its 56-bit rule, so some valid tables (e.g.
 //!   kernel-2024) cannot be loaded unchanged.
 //! - decompression: the kernel driver's route — QPL's decoder is programmed
@@ -37,11 +37,11 @@
 //!
 //! Every job starts from a freshly initialised job structure, so outputs do
 //! not depend on earlier pages. All QPL statuses map to
-//! [`BackendError::Qpl`] with QPL's own name and description. Its `unsafe`
+//! [`EngineError::Qpl`] with QPL's own name and description. Its `unsafe`
 //! is the FFI's (the codec's others: `qat`, the decoder's fast loop). It does not check
 //! integrity beyond deflate's structure (canned streams carry no checksum).
 
-use super::{check_page, Backend, BackendError, Capabilities, ExecPath, ALL_MODES};
+use super::{check_page, Capabilities, Engine, EngineError, ExecPath, ALL_MODES};
 use cannery_codec::constants::{NUM_DIST, NUM_LITLEN, PAGE_SIZE};
 use cannery_codec::decode::read_block_header;
 use cannery_codec::encode::Outcome;
@@ -75,12 +75,12 @@ mod status {
 }
 
 /// Maps a QPL status to `Ok` or a readable error.
-fn check(call: &'static str, code: ffi::qpl_status) -> Result<(), BackendError> {
+fn check(call: &'static str, code: ffi::qpl_status) -> Result<(), EngineError> {
     if code == ffi::QPL_STS_OK {
         return Ok(());
     }
     let (name, text) = status::status_name(code);
-    Err(BackendError::Qpl {
+    Err(EngineError::Qpl {
         call,
         code,
         name,
@@ -107,7 +107,7 @@ struct Job {
 
 impl Job {
     /// Allocates and initialises a job for `path`.
-    fn new(path: ffi::qpl_path_t) -> Result<Job, BackendError> {
+    fn new(path: ffi::qpl_path_t) -> Result<Job, EngineError> {
         let mut size: u32 = 0;
         // SAFETY: `size` is a valid out-pointer for the call's duration.
         check("qpl_get_job_size", unsafe {
@@ -131,7 +131,7 @@ impl Job {
     }
 
     /// Re-initialises the job so no state carries over from earlier pages.
-    fn reset(&mut self) -> Result<&mut ffi::qpl_job, BackendError> {
+    fn reset(&mut self) -> Result<&mut ffi::qpl_job, EngineError> {
         let path = self.path;
         // SAFETY: the job memory was sized for this path by qpl_get_job_size
         // and initialised before; re-initialising it is allowed.
@@ -144,7 +144,7 @@ impl Job {
     }
 
     /// Runs the job to completion.
-    fn execute(&mut self) -> Result<(), BackendError> {
+    fn execute(&mut self) -> Result<(), EngineError> {
         // SAFETY: the caller set every pointer in the job to buffers that
         // live until this call returns (see `compress`/`decompress`).
         check("qpl_execute_job", unsafe {
@@ -199,16 +199,16 @@ impl std::fmt::Debug for Qpl {
 impl Qpl {
     /// Opens QPL on the hardware path if a job can be initialised there,
     /// else on the software path.
-    pub fn open() -> Result<Qpl, BackendError> {
+    pub fn open() -> Result<Qpl, EngineError> {
         Qpl::open_path(None)
     }
 
     /// Opens QPL on the software path only (no hardware even if present).
-    pub fn open_software() -> Result<Qpl, BackendError> {
+    pub fn open_software() -> Result<Qpl, EngineError> {
         Qpl::open_path(Some(ExecPath::Software))
     }
 
-    fn open_path(only: Option<ExecPath>) -> Result<Qpl, BackendError> {
+    fn open_path(only: Option<ExecPath>) -> Result<Qpl, EngineError> {
         let (job, path, note) = match only {
             Some(ExecPath::Software) => (
                 Job::new(ffi::qpl_path_software)?,
@@ -240,8 +240,8 @@ impl Qpl {
 
     /// Builds (or reuses) the QPL table for `table`, checking that QPL kept
     /// our code lengths.
-    fn table(&mut self, table: Option<&Table>) -> Result<ffi::qpl_huffman_table_t, BackendError> {
-        let t = table.ok_or(BackendError::TableRequired)?;
+    fn table(&mut self, table: Option<&Table>) -> Result<ffi::qpl_huffman_table_t, EngineError> {
+        let t = table.ok_or(EngineError::TableRequired)?;
         if let Some((l, h)) = &self.canned {
             if l == t.lengths() {
                 return Ok(h.0);
@@ -255,7 +255,7 @@ impl Qpl {
     }
 
     /// A new, empty QPL table for both directions on this path.
-    fn new_table(&mut self) -> Result<HuffTable, BackendError> {
+    fn new_table(&mut self) -> Result<HuffTable, EngineError> {
         let mut raw: ffi::qpl_huffman_table_t = std::ptr::null_mut();
         let alloc = ffi::allocator_t {
             allocator: Some(qpl_malloc),
@@ -274,7 +274,7 @@ impl Qpl {
         Ok(HuffTable(raw))
     }
 
-    fn load_table(&mut self, t: &Table) -> Result<HuffTable, BackendError> {
+    fn load_table(&mut self, t: &Table) -> Result<HuffTable, EngineError> {
         let h = self.new_table()?;
         // The histogram whose optimal code has exactly our lengths.
         // SAFETY: qpl_histogram is plain u32 arrays; all-zero is valid.
@@ -297,7 +297,7 @@ impl Qpl {
 
     /// The code lengths of a QPL table, read from the header it writes in
     /// static mode (table given, no canned flag).
-    fn read_back(&mut self, table: ffi::qpl_huffman_table_t) -> Result<CodeLengths, BackendError> {
+    fn read_back(&mut self, table: ffi::qpl_huffman_table_t) -> Result<CodeLengths, EngineError> {
         // Highly compressible, so QPL writes a coded block, not a stored one.
         let input = vec![b'a'; PAGE_SIZE];
         let mut out = Vec::new();
@@ -334,7 +334,7 @@ impl Qpl {
         page: &[u8],
         out: &mut Vec<u8>,
         limit: usize,
-    ) -> Result<Option<usize>, BackendError> {
+    ) -> Result<Option<usize>, EngineError> {
         // QPL's job takes a mutable input pointer but does not write through it.
         let mut input = page.to_vec();
         out.clear();
@@ -350,7 +350,7 @@ impl Qpl {
         job.available_out = out.len() as u32;
         match self.job.execute() {
             Ok(()) => {}
-            Err(BackendError::Qpl { code, .. })
+            Err(EngineError::Qpl { code, .. })
                 if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED
                     || code == ffi::QPL_STS_DST_IS_SHORT_ERR =>
             {
@@ -376,7 +376,7 @@ fn count_for(len: u8) -> u32 {
 }
 
 /// `Ok` if QPL's lengths are ours; else the first difference and a likely reason.
-fn compare_lengths(t: &Table, got: &CodeLengths) -> Result<(), BackendError> {
+fn compare_lengths(t: &Table, got: &CodeLengths) -> Result<(), EngineError> {
     let ours = t.lengths();
     let diff = (0..NUM_LITLEN)
         .find(|&s| ours.litlen[s] != got.litlen[s])
@@ -394,7 +394,7 @@ fn compare_lengths(t: &Table, got: &CodeLengths) -> Result<(), BackendError> {
         .err()
         .map(|e| format!(" ({e})"))
         .unwrap_or_default();
-    Err(BackendError::QplTableChanged {
+    Err(EngineError::QplTableChanged {
         alphabet,
         symbol,
         ours: o,
@@ -425,12 +425,12 @@ pub fn qpl_loadable_default_table() -> Table {
 impl Qpl {
     /// Loads `table` into QPL through the histogram route (as canned
     /// compression does) and checks that QPL kept its code lengths.
-    pub fn load_unchanged(&mut self, table: &Table) -> Result<(), BackendError> {
+    pub fn load_unchanged(&mut self, table: &Table) -> Result<(), EngineError> {
         self.table(Some(table)).map(|_| ())
     }
 }
 
-impl Backend for Qpl {
+impl Engine for Qpl {
     fn name(&self) -> &'static str {
         "qpl"
     }
@@ -445,7 +445,7 @@ impl Backend for Qpl {
         table: Option<&Table>,
         page: &[u8],
         out: &mut Vec<u8>,
-    ) -> Result<Outcome, BackendError> {
+    ) -> Result<Outcome, EngineError> {
         check_page(page)?;
         let huff = match mode {
             Mode::Canned => self.table(table)?,
@@ -468,15 +468,15 @@ impl Backend for Qpl {
         table: Option<&Table>,
         data: &[u8],
         out: &mut [u8],
-    ) -> Result<usize, BackendError> {
+    ) -> Result<usize, EngineError> {
         if mode == Mode::Canned {
-            let t = table.ok_or(BackendError::TableRequired)?;
+            let t = table.ok_or(EngineError::TableRequired)?;
             return self.decompress_by_header(t, data, out);
         }
         let limit = out.len();
         match self.inflate_raw(data, out) {
-            Err(BackendError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
-                Err(BackendError::OutputLimit {
+            Err(EngineError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
+                Err(EngineError::OutputLimit {
                     backend: "qpl",
                     limit,
                 })
@@ -624,7 +624,7 @@ mod tests {
         assert_eq!(caps.canned_decompress_check(&k), Ok(()));
         assert!(matches!(
             q.load_unchanged(&k),
-            Err(BackendError::QplTableChanged { .. })
+            Err(EngineError::QplTableChanged { .. })
         ));
         // The fixed code is all coded but incomplete over 286 + 30 symbols.
         assert!(caps.canned_compress_check(&Table::fixed()).is_err());
@@ -637,7 +637,7 @@ mod tests {
         let mut out = [0u8; 16];
         assert!(matches!(
             q.decompress(Mode::Canned, Some(&inc), &[0], &mut out),
-            Err(BackendError::TableNotStandard { .. })
+            Err(EngineError::TableNotStandard { .. })
         ));
     }
 

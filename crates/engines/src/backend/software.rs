@@ -6,7 +6,7 @@
 //! It keeps one encoder per mode and one canned decoder, rebuilt only when
 //! the table changes. It does not emulate QPL's or IAA's match finder.
 
-use super::{check_page, Backend, BackendError, Capabilities, ExecPath, ALL_MODES};
+use super::{check_page, Capabilities, Engine, EngineError, ExecPath, ALL_MODES};
 use cannery_codec::decode::{inflate, CannedDecoder};
 use cannery_codec::encode::{Encoder, Outcome};
 use cannery_codec::lz77::Level;
@@ -18,6 +18,7 @@ use cannery_codec::table::{CodeLengths, Table};
 #[derive(Debug)]
 pub struct Software {
     level: Level,
+    format: Format,
     caps: Capabilities,
     fixed: Option<Encoder>,
     dynamic: Option<Encoder>,
@@ -39,8 +40,15 @@ impl Software {
 
     /// The backend at a given match-finder level.
     pub fn with_level(level: Level) -> Software {
+        Software::with_format(level, Format::Iaa)
+    }
+
+    /// The backend at a match-finder level writing canned streams in
+    /// `format` (IAA wire format, or with the table's header in front).
+    pub fn with_format(level: Level, format: Format) -> Software {
         Software {
             level,
+            format,
             caps: Capabilities {
                 compress: ALL_MODES.to_vec(),
                 decompress: ALL_MODES.to_vec(),
@@ -56,28 +64,28 @@ impl Software {
         }
     }
 
-    fn encoder(&mut self, mode: Mode, table: Option<&Table>) -> Result<&mut Encoder, BackendError> {
-        let level = self.level;
+    fn encoder(&mut self, mode: Mode, table: Option<&Table>) -> Result<&mut Encoder, EngineError> {
+        let (level, format) = (self.level, self.format);
         let slot = match mode {
             Mode::Fixed => &mut self.fixed,
             Mode::Dynamic => &mut self.dynamic,
             Mode::Canned => {
-                let t = table.ok_or(BackendError::TableRequired)?;
+                let t = table.ok_or(EngineError::TableRequired)?;
                 if self.canned.as_ref().map(|(l, _)| l) != Some(t.lengths()) {
-                    let e = Encoder::new(Mode::Canned, Format::Iaa, level, Some(t))?;
+                    let e = Encoder::new(Mode::Canned, format, level, Some(t))?;
                     self.canned = Some((*t.lengths(), e));
                 }
                 return Ok(&mut self.canned.as_mut().expect("just set").1);
             }
         };
         if slot.is_none() {
-            *slot = Some(Encoder::new(mode, Format::Iaa, level, None)?);
+            *slot = Some(Encoder::new(mode, format, level, None)?);
         }
         Ok(slot.as_mut().expect("just set"))
     }
 }
 
-impl Backend for Software {
+impl Engine for Software {
     fn name(&self) -> &'static str {
         "software"
     }
@@ -92,7 +100,7 @@ impl Backend for Software {
         table: Option<&Table>,
         page: &[u8],
         out: &mut Vec<u8>,
-    ) -> Result<Outcome, BackendError> {
+    ) -> Result<Outcome, EngineError> {
         check_page(page)?;
         Ok(self.encoder(mode, table)?.compress(page, out)?)
     }
@@ -103,11 +111,12 @@ impl Backend for Software {
         table: Option<&Table>,
         data: &[u8],
         out: &mut [u8],
-    ) -> Result<usize, BackendError> {
+    ) -> Result<usize, EngineError> {
         match mode {
             Mode::Fixed | Mode::Dynamic => Ok(inflate(data, out)?),
+            Mode::Canned if self.format == Format::Deflate => Ok(inflate(data, out)?),
             Mode::Canned => {
-                let t = table.ok_or(BackendError::TableRequired)?;
+                let t = table.ok_or(EngineError::TableRequired)?;
                 if self.decoder.as_ref().map(|(l, _)| l) != Some(t.lengths()) {
                     self.decoder = Some((*t.lengths(), CannedDecoder::new(t)));
                 }

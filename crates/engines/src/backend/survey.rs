@@ -5,14 +5,14 @@
 
 use serde::Serialize;
 
-use super::{check, open, BackendError, Capabilities, NAMES};
+use super::{check, open, Capabilities, EngineError, NAMES};
 use cannery_codec::mode::Mode;
 use cannery_codec::tabular::{Align, Grid, Style};
 
 /// Whether a backend can be opened here, and why not.
 #[derive(Clone, Debug, Serialize)]
 pub struct Availability {
-    /// Backend name.
+    /// Engine name.
     pub name: &'static str,
     /// True if [`open`] succeeds.
     pub available: bool,
@@ -104,7 +104,7 @@ pub fn survey() -> Vec<Availability> {
                     available: false,
                     capabilities: None,
                     reason: Some(match e {
-                        BackendError::Unavailable { reason, .. } => reason,
+                        EngineError::Unavailable { reason, .. } => reason,
                         other => other.to_string(),
                     }),
                     devices,

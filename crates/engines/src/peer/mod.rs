@@ -22,9 +22,13 @@ pub mod lz4_dict;
 
 use std::fmt;
 
+use crate::backend::reference::Reference;
 use crate::batch::{PageCompressor, PageDecompressor};
+use crate::engine::{check_page, Capabilities, Engine as _, EngineError, ExecPath};
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::encode::Outcome;
+use cannery_codec::mode::Mode;
+use cannery_codec::table::Table;
 use deflate::InflateFailure;
 
 /// Which peer compressor, at which level.
@@ -71,6 +75,21 @@ impl fmt::Display for PeerKind {
     }
 }
 
+/// The peers `cannery bench` and the criterion benches compare with
+/// cannery's modes, in report order; `zstd-1-dict` follows them where a
+/// dictionary could be trained.
+pub const BENCH_PEERS: [PeerKind; 9] = [
+    PeerKind::Libdeflate(1),
+    PeerKind::Libdeflate(6),
+    PeerKind::Miniz(1),
+    PeerKind::Miniz(6),
+    PeerKind::Zlib(6),
+    PeerKind::Zstd(1),
+    PeerKind::Zstd(3),
+    PeerKind::Lz4,
+    PeerKind::Lz4Flex,
+];
+
 /// Why a peer failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -96,9 +115,8 @@ enum Engine {
     Lz4Flex,
     Lz4,
     Lz4Dict(lz4_dict::Lz4Dict),
-    Libdeflate(deflate::Libdeflate),
-    Zlib(u32),
-    Miniz(u8),
+    /// zlib, miniz_oxide or libdeflate: the reference engines themselves.
+    Deflate(Reference),
     KernelDeflate(kernel::KernelDeflate),
     #[cfg(feature = "lzo")]
     KernelLzo,
@@ -108,6 +126,7 @@ enum Engine {
 pub struct Peer {
     kind: PeerKind,
     engine: Engine,
+    caps: Capabilities,
 }
 
 impl fmt::Debug for Peer {
@@ -202,10 +221,10 @@ impl Peer {
                 Engine::Lz4Dict(lz4_dict::Lz4Dict::new(dict, 1).map_err(|e| lib_err(&kind, e))?)
             }
             PeerKind::Libdeflate(l) => {
-                Engine::Libdeflate(deflate::Libdeflate::new(*l).map_err(|e| lib_err(&kind, e))?)
+                Engine::Deflate(Reference::libdeflate(*l).map_err(|e| lib_err(&kind, e))?)
             }
-            PeerKind::Zlib(l) => Engine::Zlib(*l),
-            PeerKind::Miniz(l) => Engine::Miniz(*l),
+            PeerKind::Zlib(l) => Engine::Deflate(Reference::zlib(*l)),
+            PeerKind::Miniz(l) => Engine::Deflate(Reference::miniz(*l)),
             PeerKind::KernelDeflate => {
                 Engine::KernelDeflate(kernel::KernelDeflate::new().map_err(|e| lib_err(&kind, e))?)
             }
@@ -217,7 +236,15 @@ impl Peer {
                 "this build has no LZO model (build with `--features lzo`; rust-lzo is GPL-2.0)",
             )),
         };
-        Ok(Peer { kind, engine })
+        let caps = Capabilities {
+            compress: vec![Mode::Dynamic],
+            decompress: vec![Mode::Dynamic],
+            path: ExecPath::Software,
+            path_note: None,
+            canned_compress_rules: &[],
+            canned_decompress_rules: &[],
+        };
+        Ok(Peer { kind, engine, caps })
     }
 
     /// Which peer this is.
@@ -247,12 +274,9 @@ impl Peer {
                 *out = lz4::block::compress(page, None, false).map_err(|e| lib_err(kind, e))?;
             }
             Engine::Lz4Dict(c) => c.compress(page, out).map_err(|e| lib_err(kind, e))?,
-            Engine::Libdeflate(c) => c.deflate(page, out).map_err(|e| lib_err(kind, e))?,
-            Engine::Zlib(l) => {
-                deflate::zlib_deflate(*l, page, out).map_err(|e| lib_err(kind, e))?
-            }
-            Engine::Miniz(l) => {
-                deflate::miniz_deflate(*l, false, page, out).map_err(|e| lib_err(kind, e))?
+            Engine::Deflate(r) => {
+                r.compress(Mode::Dynamic, None, page, out)
+                    .map_err(|e| lib_err(kind, e))?;
             }
             Engine::KernelDeflate(k) => k.deflate(page, out).map_err(|e| lib_err(kind, e))?,
             #[cfg(feature = "lzo")]
@@ -283,9 +307,9 @@ impl Peer {
                 Ok(v.len())
             }
             Engine::Lz4Dict(d) => d.decompress(data, out).map_err(|e| lib_err(kind, e)),
-            Engine::Libdeflate(d) => d.inflate(data, out).map_err(|e| inflate_err(kind, e)),
-            Engine::Zlib(_) => deflate::zlib_inflate(data, out).map_err(|e| inflate_err(kind, e)),
-            Engine::Miniz(_) => deflate::miniz_inflate(data, out).map_err(|e| inflate_err(kind, e)),
+            Engine::Deflate(r) => r
+                .decompress(Mode::Dynamic, None, data, out)
+                .map_err(|e| lib_err(kind, e)),
             Engine::KernelDeflate(_) => {
                 deflate::zlib_inflate(data, out).map_err(|e| inflate_err(kind, e))
             }
@@ -294,6 +318,64 @@ impl Peer {
                 kernel::kernel_lzo_decompress(data, out).map_err(|e| lib_err(kind, e))
             }
         }
+    }
+}
+
+/// A peer is an engine whose one mode is dynamic (codes of its choosing)
+/// and whose streams are in its own format (zstd frames, lz4 blocks, raw
+/// deflate): only the same peer reads them back. Its name is the family
+/// (`zstd`, `lz4-dict`, `libdeflate`, ...); [`Peer::kind`] has the level.
+impl crate::engine::Engine for Peer {
+    fn name(&self) -> &'static str {
+        match self.kind {
+            PeerKind::Zstd(_) => "zstd",
+            PeerKind::ZstdDict(_) => "zstd-dict",
+            PeerKind::Lz4Flex => "lz4-flex",
+            PeerKind::Lz4 => "lz4",
+            PeerKind::Lz4Dict => "lz4-dict",
+            PeerKind::Libdeflate(_) => "libdeflate",
+            PeerKind::Zlib(_) => "zlib",
+            PeerKind::Miniz(_) => "miniz_oxide",
+            PeerKind::KernelDeflate => "kernel-deflate",
+            PeerKind::KernelLzo => "kernel-lzo",
+        }
+    }
+
+    fn capabilities(&self) -> &Capabilities {
+        &self.caps
+    }
+
+    fn compress(
+        &mut self,
+        mode: Mode,
+        _table: Option<&Table>,
+        page: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Outcome, EngineError> {
+        check_page(page)?;
+        self.caps
+            .check_compress(crate::engine::Engine::name(self), mode)?;
+        let library = |e: PeerError| EngineError::Rejected {
+            backend: "peer",
+            message: e.to_string(),
+        };
+        Ok(match Peer::compress(self, page, out).map_err(library)? {
+            Some(n) => Outcome::Compressed(n),
+            None => Outcome::Incompressible,
+        })
+    }
+
+    fn decompress(
+        &mut self,
+        _mode: Mode,
+        _table: Option<&Table>,
+        data: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, EngineError> {
+        Peer::decompress(self, data, out).map_err(|e| EngineError::Rejected {
+            backend: "peer",
+            message: e.to_string(),
+        })
     }
 }
 

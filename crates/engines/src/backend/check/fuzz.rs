@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::matrix::{run_matrix, Cell, Counts, FailureCase, MatrixSpec, Verdict, FAILURES_KEPT};
 use super::render::render_matrix;
 use crate::backend::stress::{page, Kind, Rng};
-use crate::backend::{open, Backend, NAMES};
+use crate::backend::{open, Engine, NAMES};
 use cannery_codec::table::rules;
 use cannery_codec::{Mode, Table};
 
@@ -72,7 +72,7 @@ impl FuzzReport {
 /// if the backend can compress with it (or cannot compress canned streams
 /// at all), else its QPL-loadable variant (every symbol coded, within the
 /// 56-bit budget).
-pub fn default_table(under_test: &dyn Backend) -> Table {
+pub fn default_table(under_test: &dyn Engine) -> Table {
     let k = Table::kernel_2024();
     let caps = under_test.capabilities();
     if !caps.can_compress(Mode::Canned) || caps.canned_compress_check(&k).is_ok() {
@@ -154,8 +154,8 @@ fn merge(a: &mut Cell, b: Cell) {
 #[allow(clippy::too_many_arguments)]
 pub fn fuzz<E>(
     spec: &MatrixSpec<'_>,
-    comps: &mut [Box<dyn Backend>],
-    decomps: &mut [Box<dyn Backend>],
+    comps: &mut [Box<dyn Engine>],
+    decomps: &mut [Box<dyn Engine>],
     seed: u64,
     iterations: u64,
     corpus: &[Vec<u8>],
@@ -238,7 +238,7 @@ mod tests {
             modes: &[Mode::Canned, Mode::Fixed],
             only_involving: None,
         };
-        let backends = || -> Vec<Box<dyn Backend>> { vec![Box::new(Software::new())] };
+        let backends = || -> Vec<Box<dyn Engine>> { vec![Box::new(Software::new())] };
         let n = BATCH as u64 + 7;
         let mut heard = Vec::new();
         let cells = fuzz::<()>(

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::pair::{check_stream, PairOutcome, Reencode};
-use crate::backend::Backend;
+use crate::backend::Engine;
 use cannery_codec::encode::Outcome;
 use cannery_codec::mode::Mode;
 use cannery_codec::table::Table;
@@ -177,8 +177,8 @@ pub struct Cell {
 fn row(
     spec: &MatrixSpec<'_>,
     mode: Mode,
-    comp: &dyn Backend,
-    decomps: &[Box<dyn Backend>],
+    comp: &dyn Engine,
+    decomps: &[Box<dyn Engine>],
 ) -> Vec<Cell> {
     let canned = mode == Mode::Canned;
     let comp_block = canned
@@ -217,8 +217,8 @@ fn row(
 /// may return a reproducer's path; its error stops the run.
 pub fn run_matrix<E>(
     spec: &MatrixSpec<'_>,
-    comps: &mut [Box<dyn Backend>],
-    decomps: &mut [Box<dyn Backend>],
+    comps: &mut [Box<dyn Engine>],
+    decomps: &mut [Box<dyn Engine>],
     pages: &[Vec<u8>],
     labels: &[String],
     on_failure: &mut dyn FnMut(&FailureCase<'_>) -> Result<Option<String>, E>,
@@ -462,17 +462,17 @@ impl Counts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::software::Software;
     #[cfg(feature = "reference")]
-    use crate::backend::zlib::Zlib;
-    use crate::backend::{BackendError, Capabilities};
+    use crate::backend::reference::Reference;
+    use crate::backend::software::Software;
+    use crate::backend::{Capabilities, EngineError};
 
     /// Our software backend with one bit of every compressed stream
     /// flipped: a faulty engine, to prove mismatches are caught.
     #[cfg_attr(not(feature = "reference"), allow(dead_code))]
     struct Faulty(Software);
 
-    impl Backend for Faulty {
+    impl Engine for Faulty {
         fn name(&self) -> &'static str {
             "faulty"
         }
@@ -485,7 +485,7 @@ mod tests {
             table: Option<&Table>,
             page: &[u8],
             out: &mut Vec<u8>,
-        ) -> Result<Outcome, BackendError> {
+        ) -> Result<Outcome, EngineError> {
             let r = self.0.compress(mode, table, page, out)?;
             if let Outcome::Compressed(n) = r {
                 out[n / 2] ^= 0x10;
@@ -498,7 +498,7 @@ mod tests {
             table: Option<&Table>,
             data: &[u8],
             out: &mut [u8],
-        ) -> Result<usize, BackendError> {
+        ) -> Result<usize, EngineError> {
             self.0.decompress(mode, table, data, out)
         }
     }
@@ -517,10 +517,10 @@ mod tests {
         let table = Table::kernel_2024();
         let pages: Vec<Vec<u8>> = (0..3).map(text_page).collect();
         let sources: Vec<String> = (0..3).map(|i| format!("page{i}")).collect();
-        let mut comps: Vec<Box<dyn Backend>> =
+        let mut comps: Vec<Box<dyn Engine>> =
             vec![Box::new(Software::new()), Box::new(Faulty(Software::new()))];
-        let mut decomps: Vec<Box<dyn Backend>> =
-            vec![Box::new(Software::new()), Box::new(Zlib::new())];
+        let mut decomps: Vec<Box<dyn Engine>> =
+            vec![Box::new(Software::new()), Box::new(Reference::zlib(6))];
         let mut reproducers = Vec::new();
         let spec = MatrixSpec {
             table: &table,

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::backend::{Backend, BackendError, ExecPath};
+use crate::backend::{Engine, EngineError, ExecPath};
 use cannery_codec::bitio::BitWriter;
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::decode::CannedDecoder;
@@ -39,7 +39,7 @@ pub enum Reencode {
 pub fn reencode_canned(
     table: &Table,
     stream: &[u8],
-) -> Result<Result<Reencode, usize>, BackendError> {
+) -> Result<Result<Reencode, usize>, EngineError> {
     reencode_canned_with(&CannedDecoder::new(table), table, stream)
 }
 
@@ -50,7 +50,7 @@ pub fn reencode_canned_with(
     decoder: &CannedDecoder,
     table: &Table,
     stream: &[u8],
-) -> Result<Result<Reencode, usize>, BackendError> {
+) -> Result<Result<Reencode, usize>, EngineError> {
     let tokens = decoder.tokens(stream, PAGE_SIZE)?;
     let mut plain = Vec::with_capacity(stream.len());
     let mut w = BitWriter::new(&mut plain);
@@ -114,8 +114,8 @@ pub struct PairResult {
 /// bit-exactly, and for canned mode re-encodes the stream's tokens.
 /// Incompressible pages pass through as [`PairOutcome::Incompressible`].
 pub fn check_pair(
-    comp: &mut dyn Backend,
-    decomp: &mut dyn Backend,
+    comp: &mut dyn Engine,
+    decomp: &mut dyn Engine,
     mode: Mode,
     table: Option<&Table>,
     page: &[u8],
@@ -142,7 +142,7 @@ pub fn check_pair(
 /// Decompresses `stream` with `decomp` and checks it against `page` (and,
 /// for canned mode, re-encodes it).
 pub fn check_stream(
-    decomp: &mut dyn Backend,
+    decomp: &mut dyn Engine,
     mode: Mode,
     table: Option<&Table>,
     page: &[u8],

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::matrix::{run_matrix, Cell, Counts, FailureCase, MatrixSpec, Verdict};
 use super::render::render_matrix;
-use crate::backend::Backend;
+use crate::backend::Engine;
 use cannery_codec::mode::Mode;
 use cannery_codec::table::Table;
 use cannery_codec::tabular::{Align, Grid, Style};
@@ -19,7 +19,7 @@ use cannery_codec::tabular::{Align, Grid, Style};
 /// A rule check of the table for one backend and direction.
 #[derive(Clone, Debug, Serialize)]
 pub struct RuleResult {
-    /// Backend.
+    /// Engine.
     pub backend: String,
     /// "compress" or "decompress" (canned mode).
     pub direction: &'static str,
@@ -34,7 +34,7 @@ pub struct RuleResult {
 
 /// Checks `table` against the canned-mode rules each backend states in its
 /// capabilities, for each direction it supports.
-pub fn rule_results(table: &Table, backends: &[Box<dyn Backend>]) -> Vec<RuleResult> {
+pub fn rule_results(table: &Table, backends: &[Box<dyn Engine>]) -> Vec<RuleResult> {
     let mut v = Vec::new();
     for b in backends {
         let caps = b.capabilities();
@@ -175,8 +175,8 @@ pub fn validate<E>(
     table: &Table,
     corpus: &str,
     modes: &[Mode],
-    comps: &mut [Box<dyn Backend>],
-    decomps: &mut [Box<dyn Backend>],
+    comps: &mut [Box<dyn Engine>],
+    decomps: &mut [Box<dyn Engine>],
     pages: &[Vec<u8>],
     sources: &[String],
     allow_skips: bool,
@@ -228,8 +228,8 @@ mod tests {
             .map(|i| (0..4096u32).map(|j| (j / 40) as u8 ^ i).collect())
             .collect();
         let sources: Vec<String> = (0..3).map(|i| format!("w#{i}")).collect();
-        let mut comps: Vec<Box<dyn Backend>> = vec![Box::new(Software::new())];
-        let mut decomps: Vec<Box<dyn Backend>> = vec![Box::new(Software::new())];
+        let mut comps: Vec<Box<dyn Engine>> = vec![Box::new(Software::new())];
+        let mut decomps: Vec<Box<dyn Engine>> = vec![Box::new(Software::new())];
         let r = validate::<()>(
             &t,
             "test",

@@ -6,7 +6,7 @@
 //! for tables it loads unchanged. Compression is in the parent module.
 
 use super::{ffi, Qpl};
-use crate::backend::BackendError;
+use crate::backend::EngineError;
 use cannery_codec::bitio::BitWriter;
 use cannery_codec::constants::END_OF_BLOCK;
 use cannery_codec::huffman::reverse_bits;
@@ -93,7 +93,7 @@ impl Qpl {
         &mut self,
         data: &[u8],
         out: &mut [u8],
-    ) -> Result<usize, BackendError> {
+    ) -> Result<usize, EngineError> {
         let mut input = data.to_vec();
         let limit = out.len();
         let job = self.job.reset()?;
@@ -117,9 +117,9 @@ impl Qpl {
         table: &Table,
         data: &[u8],
         out: &mut [u8],
-    ) -> Result<usize, BackendError> {
+    ) -> Result<usize, EngineError> {
         if !table.is_standard() && !table.is_fixed_code() {
-            return Err(BackendError::TableNotStandard {
+            return Err(EngineError::TableNotStandard {
                 table_id: table.id(),
             });
         }
@@ -135,15 +135,15 @@ impl Qpl {
                     out[..n].copy_from_slice(&scratch[..n]);
                     return Ok(n);
                 }
-                Ok(n) => BackendError::Rejected {
+                Ok(n) => EngineError::Rejected {
                     backend: "qpl",
                     message: format!(
                         "qpl did not decode the stream to its end-of-block code at bit {end} \
                          ({n} bytes out, without the sentinel block that follows it)"
                     ),
                 },
-                Err(BackendError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
-                    BackendError::OutputLimit {
+                Err(EngineError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
+                    EngineError::OutputLimit {
                         backend: "qpl",
                         limit,
                     }
@@ -152,7 +152,7 @@ impl Qpl {
             };
             first_err.get_or_insert(err);
         }
-        Err(first_err.unwrap_or_else(|| BackendError::Rejected {
+        Err(first_err.unwrap_or_else(|| EngineError::Rejected {
             backend: "qpl",
             message: "the stream does not end in the table's end-of-block code and zero \
                       padding (nor qpl's empty final fixed block)"
@@ -168,7 +168,7 @@ impl Qpl {
         table: &Table,
         data: &[u8],
         out: &mut [u8],
-    ) -> Result<usize, BackendError> {
+    ) -> Result<usize, EngineError> {
         let huff = self.table(Some(table))?;
         let mut input = data.to_vec();
         let limit = out.len();
@@ -182,8 +182,8 @@ impl Qpl {
         job.available_out = limit as u32;
         match self.job.execute() {
             Ok(()) => {}
-            Err(BackendError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
-                return Err(BackendError::OutputLimit {
+            Err(EngineError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
+                return Err(EngineError::OutputLimit {
                     backend: "qpl",
                     limit,
                 })

@@ -26,7 +26,7 @@
 //! This module does not decide which table is better; the trainer does.
 
 use super::{check, ffi, HuffTable, Qpl};
-use crate::backend::{BackendError, LibraryCounts};
+use crate::backend::{EngineError, LibraryCounts};
 use cannery_codec::constants::{END_OF_BLOCK, PAGE_SIZE};
 use cannery_codec::table::{CodeLengths, Table};
 
@@ -51,7 +51,7 @@ impl QplLevel {
 
 /// The symbols QPL's statistics gatherer (software path) finds in `page` at
 /// `level`, with one end-of-block.
-pub fn gather_page_statistics(page: &[u8], level: QplLevel) -> Result<LibraryCounts, BackendError> {
+pub fn gather_page_statistics(page: &[u8], level: QplLevel) -> Result<LibraryCounts, EngineError> {
     crate::backend::check_page(page)?;
     // QPL's gatherer takes a mutable pointer; it does not write through it.
     let mut input = page.to_vec();
@@ -115,7 +115,7 @@ fn to_qpl_histogram(counts: &LibraryCounts) -> ffi::qpl_histogram {
 impl Qpl {
     /// The table QPL itself builds from training counts (QPL's own
     /// training route: `qpl_huffman_table_init_with_histogram`).
-    pub fn trained_table(&mut self, counts: &LibraryCounts) -> Result<QplTable, BackendError> {
+    pub fn trained_table(&mut self, counts: &LibraryCounts) -> Result<QplTable, EngineError> {
         let h = self.new_table()?;
         let hist = to_qpl_histogram(counts);
         // SAFETY: `h.0` is a live table; `hist` outlives the call.
@@ -126,13 +126,13 @@ impl Qpl {
     }
 
     /// `table` inside QPL with exactly its code lengths, or why QPL would
-    /// change them ([`BackendError::QplTableChanged`]).
-    pub fn loaded_table(&mut self, table: &Table) -> Result<QplTable, BackendError> {
+    /// change them ([`EngineError::QplTableChanged`]).
+    pub fn loaded_table(&mut self, table: &Table) -> Result<QplTable, EngineError> {
         Ok(QplTable(self.load_table(table)?))
     }
 
     /// The code lengths of a table inside QPL.
-    pub fn table_lengths(&mut self, table: &QplTable) -> Result<CodeLengths, BackendError> {
+    pub fn table_lengths(&mut self, table: &QplTable) -> Result<CodeLengths, EngineError> {
         self.read_back(table.0 .0)
     }
 
@@ -145,7 +145,7 @@ impl Qpl {
         table: &QplTable,
         level: QplLevel,
         page: &[u8],
-    ) -> Result<Option<Vec<u8>>, BackendError> {
+    ) -> Result<Option<Vec<u8>>, EngineError> {
         self.canned_stream_within(table, level, page, PAGE_SIZE)
     }
 
@@ -156,7 +156,7 @@ impl Qpl {
         level: QplLevel,
         page: &[u8],
         limit: usize,
-    ) -> Result<Option<Vec<u8>>, BackendError> {
+    ) -> Result<Option<Vec<u8>>, EngineError> {
         crate::backend::check_page(page)?;
         let mut out = Vec::new();
         let n = self.compress_job(
@@ -187,7 +187,7 @@ impl std::fmt::Debug for QplParser {
 
 impl QplParser {
     /// A parser on QPL's software path.
-    pub fn new(level: QplLevel) -> Result<QplParser, BackendError> {
+    pub fn new(level: QplLevel) -> Result<QplParser, EngineError> {
         let mut qpl = Qpl::open_software()?;
         let reference = super::qpl_loadable_default_table();
         let table = qpl.loaded_table(&reference)?;
@@ -200,12 +200,12 @@ impl QplParser {
     }
 
     /// The symbols (and end-of-block) QPL's compressor emits for `page`.
-    pub fn count(&mut self, page: &[u8]) -> Result<LibraryCounts, BackendError> {
+    pub fn count(&mut self, page: &[u8]) -> Result<LibraryCounts, EngineError> {
         // Room for any page, so QPL never stops short of the whole parse.
         let s = self
             .qpl
             .canned_stream_within(&self.table, self.level, page, 2 * PAGE_SIZE)?
-            .ok_or(BackendError::OutputLimit {
+            .ok_or(EngineError::OutputLimit {
                 backend: "qpl",
                 limit: 2 * PAGE_SIZE,
             })?;
