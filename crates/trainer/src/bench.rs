@@ -243,11 +243,12 @@ fn engine(codec: &BenchCodec) -> Result<Runner, BenchError> {
             table,
             ..
         } => {
-            if *mode == Mode::Canned && table.is_none() {
-                return Err(setup("canned mode needs a table".into()));
-            }
+            let mut software = Software::with_format(*level, *format);
+            software
+                .prepare(*mode, table.as_deref())
+                .map_err(|e| setup(e.to_string()))?;
             Runner::Engine {
-                engine: Box::new(Software::with_format(*level, *format)),
+                engine: Box::new(software),
                 mode: *mode,
                 table: table.as_deref().cloned(),
             }

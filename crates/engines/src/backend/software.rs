@@ -64,6 +64,12 @@ impl Software {
         }
     }
 
+    /// Builds the encoder for `mode` (and `table`) now, or says why it
+    /// cannot (e.g. a canned table that does not code every literal).
+    pub fn prepare(&mut self, mode: Mode, table: Option<&Table>) -> Result<(), EngineError> {
+        self.encoder(mode, table).map(|_| ())
+    }
+
     fn encoder(&mut self, mode: Mode, table: Option<&Table>) -> Result<&mut Encoder, EngineError> {
         let (level, format) = (self.level, self.format);
         let slot = match mode {

@@ -6,8 +6,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::claim::{Board, Ticket};
-use super::engine::{Engines, Lane};
+use super::engine::Engines;
 use super::loan::Loan;
+use super::seat::Lane;
 use super::{BatchError, PageCompressor, UnitStatus};
 use cannery_codec::constants::PAGE_SIZE;
 

@@ -17,26 +17,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::claim::{Board, Ticket, Turn, EPOCH_MASK};
+use super::claim::{Board, Turn, EPOCH_MASK};
 use super::loan::Loan;
-use super::seat::{Presence, Worker};
+use super::seat::{Lane, Presence, Worker};
 use super::{BatchError, MAX_BATCH_SIZE};
 
 /// How long the caller polls for the lanes it waits on before it yields
 /// between polls. It only waits for units that workers claimed, so the wait
 /// is about one unit's time.
 const CALLER_SPIN: Duration = Duration::from_micros(100);
-
-/// One engine's codec and buffers, in either direction.
-pub(super) trait Lane: Send + 'static {
-    fn ticket(&self) -> &Ticket;
-    /// Forgets the last call's results: the lane now belongs to batch
-    /// `epoch`.
-    fn reset(&mut self, epoch: u64);
-    /// A worker's job: claims units of the call and does them until none
-    /// is left.
-    fn run_claimed(&mut self);
-}
 
 /// Batch size, the owner map of the last call, and whether an engine died.
 pub(super) struct Plan {

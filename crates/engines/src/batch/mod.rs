@@ -14,9 +14,10 @@
 //! 4 KiB slot of the caller's buffer.
 //!
 //! The layers, one file each: `claim.rs` is the claim protocol (which engine
-//! does which unit of a call); `seat.rs` a worker thread and the hand-off of
-//! its lane (one atomic state word); `engine.rs` the engines of one
-//! direction (the waiting, the owner map); `compress.rs` and
+//! does which unit of a call); `seat.rs` the `Lane` trait, a worker thread
+//! and the hand-off of its lane (one atomic state word); `engine.rs` the
+//! engines of one direction (the waiting, the owner map; it uses seats,
+//! seats never use it); `compress.rs` and
 //! `decompress.rs` the two directions' lanes and public batch objects;
 //! `loan.rs` the call's units and output slots as the workers see them
 //! (raw pointers). `unsafe` is in `loan.rs` (the raw pointers) and

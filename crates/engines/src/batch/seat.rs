@@ -29,8 +29,18 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::claim::EPOCH_MASK;
-use super::engine::Lane;
+use super::claim::{Ticket, EPOCH_MASK};
+
+/// One engine's codec and buffers, in either direction.
+pub(super) trait Lane: Send + 'static {
+    fn ticket(&self) -> &Ticket;
+    /// Forgets the last call's results: the lane now belongs to batch
+    /// `epoch`.
+    fn reset(&mut self, epoch: u64);
+    /// A worker's job: claims units of the call and does them until none
+    /// is left.
+    fn run_claimed(&mut self);
+}
 
 // The state word: one of these in its low bits; when LENT, the epoch of the
 // call above them.
