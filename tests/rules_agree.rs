@@ -6,10 +6,10 @@
 //! without the constraint, and constructed edge cases (the longest code on
 //! a length symbol, on end-of-block, on a far distance symbol).
 
-use cannery_codec::backend;
 use cannery_codec::huffman::limited_code_lengths;
 use cannery_codec::table::rules::{self, BitBudget, Rule};
 use cannery_codec::Table;
+use cannery_engines::backend;
 use cannery_export::isal::hufftables_c;
 use cannery_export::qpl::QplExport;
 use cannery_trainer::code_lengths::{build_lengths, Constraints};

@@ -16,8 +16,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use cannery_benches::{pages, PAGE_SIZE};
-use cannery_codec::batch::{BatchCompressor, BatchDecompressor, PageCompressor};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use cannery_engines::batch::{BatchCompressor, BatchDecompressor, PageCompressor};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 const BATCHES: [usize; 6] = [1, 2, 4, 8, 16, 32];

@@ -14,8 +14,8 @@ use std::time::Duration;
 use cannery_codec::encode::count_symbols;
 use cannery_codec::huffman::limited_code_lengths;
 use cannery_codec::lz77::MatchFinder;
-use cannery_codec::peer::{train_zstd_dictionary, Peer, PeerKind};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use cannery_engines::peer::{train_zstd_dictionary, Peer, PeerKind, BENCH_PEERS};
 use cannery_trainer::gather::Parser;
 use cannery_trainer::histogram::SymbolCounts;
 use cannery_trainer::ParseModel;
@@ -74,19 +74,11 @@ fn cannery_codecs(table: &Table) -> Vec<(String, Mode, Level, Option<Table>)> {
     v
 }
 
+/// `cannery bench`'s peers, and zstd with a dictionary.
 fn peer_kinds() -> Vec<PeerKind> {
-    vec![
-        PeerKind::Libdeflate(1),
-        PeerKind::Libdeflate(6),
-        PeerKind::Miniz(1),
-        PeerKind::Miniz(6),
-        PeerKind::Zlib(6),
-        PeerKind::Zstd(1),
-        PeerKind::Zstd(3),
-        PeerKind::ZstdDict(1),
-        PeerKind::Lz4,
-        PeerKind::Lz4Flex,
-    ]
+    let mut v = BENCH_PEERS.to_vec();
+    v.push(PeerKind::ZstdDict(1));
+    v
 }
 
 fn config() -> Criterion {

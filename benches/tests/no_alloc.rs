@@ -18,8 +18,8 @@
 use std::alloc::System;
 
 use cannery_benches::{pages, PAGE_SIZE};
-use cannery_codec::batch::{BatchCompressor, BatchDecompressor};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use cannery_engines::batch::{BatchCompressor, BatchDecompressor};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 
 #[global_allocator]

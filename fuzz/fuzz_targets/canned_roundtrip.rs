@@ -4,7 +4,7 @@
 //! level byte, the page.
 #![no_main]
 
-use cannery_codec::backend::check::{reencode_canned_with, Reencode};
+use cannery_engines::backend::check::{reencode_canned_with, Reencode};
 use cannery_codec::{Level, Outcome};
 use libfuzzer_sys::fuzz_target;
 

@@ -6,7 +6,7 @@
 //! Input: the table (`common::with_table`), then the stream (or page).
 #![no_main]
 
-use cannery_codec::backend::canned_to_deflate;
+use cannery_engines::backend::canned_to_deflate;
 use cannery_codec::{Level, Outcome};
 use libfuzzer_sys::fuzz_target;
 

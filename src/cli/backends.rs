@@ -1,10 +1,10 @@
 //! `cannery backends`: which compression engines this build and machine
 //! offer, what each can do, and why a missing one is missing
-//! (`cannery_codec::backend::survey`, rendered by `render_survey`).
+//! (`cannery_engines::backend::survey`, rendered by `render_survey`).
 
 use clap::Args;
 
-use cannery_codec::backend;
+use cannery_engines::backend;
 
 /// Arguments of `cannery backends`.
 #[derive(Args)]

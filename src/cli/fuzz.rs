@@ -4,17 +4,17 @@
 //! as reproducers. Like `validate` it counts what ran and fails when a
 //! requested check did not (no backend to compare against, a table the
 //! backend cannot use) unless `--allow-skips`. The engine and its report are
-//! `cannery_codec::backend::check::fuzz`; this file parses arguments, opens
+//! `cannery_engines::backend::check::fuzz`; this file parses arguments, opens
 //! backends, prints and sets the exit status.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
-use cannery_codec::backend;
-use cannery_codec::backend::check::fuzz::{default_table, participants};
-use cannery_codec::backend::check::{fuzz, FuzzReport, MatrixSpec};
 use cannery_codec::Mode;
+use cannery_engines::backend;
+use cannery_engines::backend::check::fuzz::{default_table, participants};
+use cannery_engines::backend::check::{fuzz, FuzzReport, MatrixSpec};
 
 use super::load_table;
 use super::validate::{read_corpus, write_reproducer};

@@ -5,7 +5,7 @@
 //! on any mismatch and on anything requested that did not run (a table a
 //! backend cannot use, a mode no backend speaks) unless `--allow-skips`.
 //!
-//! The checks and the report are `cannery_codec::backend::check`; corpora
+//! The checks and the report are `cannery_engines::backend::check`; corpora
 //! are read by `cannery_capture::Corpus`. This file parses arguments, opens
 //! what they name, writes reproducers and prints.
 
@@ -16,9 +16,9 @@ use clap::Args;
 
 use cannery_capture::output::{write_file, Existing};
 use cannery_capture::Corpus;
-use cannery_codec::backend;
-use cannery_codec::backend::check::{validate, FailureCase, Reproducer};
 use cannery_codec::Mode;
+use cannery_engines::backend;
+use cannery_engines::backend::check::{validate, FailureCase, Reproducer};
 
 use super::load_table;
 

@@ -20,8 +20,8 @@ use cannery_lab::ModeKey;
 
 use anyhow::{bail, Context};
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::peer::PeerKind;
 use cannery_codec::{Format, Level, Mode};
+use cannery_engines::peer::PeerKind;
 use cannery_zswap::report::{LATENCY, POOL_MODEL};
 use cannery_zswap::{sweep, FolioSize, Policy, ReplayCorpus, Report, Sweep, SweepCodec};
 use clap::{Args, ValueEnum};

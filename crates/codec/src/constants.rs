@@ -44,3 +44,8 @@ pub const MAX_MATCH: usize = 258;
 
 /// Distance symbols a 4 KiB window can use (0..=23); IAA requires all of them coded.
 pub const NUM_DIST_4K: usize = 24;
+
+/// The 10 bits of an empty final fixed block (BFINAL=1, BTYPE=01, fixed
+/// end-of-block 0000000), LSB-first: what QPL's software path writes after a
+/// canned stream's end-of-block code.
+pub const QPL_SW_TAIL: (u32, u32) = (0b00_0000_0011, 10);

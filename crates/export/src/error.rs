@@ -46,7 +46,7 @@ pub enum ExportError {
         /// Header size in bytes.
         bytes: usize,
     },
-    /// A call into a C library (ISA-L, feature `isal`) failed.
+    /// A call into a C library (ISA-L, through cannery-engines) failed.
     #[error("{0}")]
     Library(String),
 }

@@ -34,10 +34,6 @@
 //! and tables over igzip's 56-bit budget. This module does not check the
 //! `hist_bits` a program may set on its stream.
 
-#[cfg(feature = "isal")]
-#[allow(unsafe_code)]
-pub mod native;
-
 use cannery_codec::constants::NUM_DIST;
 use cannery_codec::table::header::write_header_as;
 use cannery_codec::table::HeaderForm;

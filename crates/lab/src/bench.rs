@@ -16,10 +16,10 @@ use std::time::Instant;
 
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::figures::{self, percentile, SameFilledShare};
-use cannery_codec::peer::train_zstd_dictionary;
 use cannery_codec::tabular::{Align, Grid, Style};
 use cannery_codec::units::micros;
-use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use cannery_codec::{Format, Level, Mode, Outcome, Table};
+use cannery_engines::peer::train_zstd_dictionary;
 
 use crate::mode_key::{ModeKey, QplMode};
 use crate::report::DICTIONARY_SIZE;
@@ -28,7 +28,8 @@ use cannery_trainer::pages::{same_filled, Part, Split};
 use cannery_trainer::scan::histogram_of;
 use cannery_trainer::train::{table_from_histogram, TableOptions};
 
-use cannery_codec::peer::{Peer, PeerKind};
+use cannery_engines::backend::software::Software;
+use cannery_engines::peer::{Peer, PeerKind, BENCH_PEERS};
 
 /// One codec to measure.
 #[derive(Clone, Debug)]
@@ -119,11 +120,48 @@ pub enum BenchError {
     },
 }
 
-enum Engine {
-    Cannery(Box<Encoder>, Decoder),
-    Peer(Box<Peer>),
+/// What a codec runs on: an engine with the mode and table of every page,
+/// or (feature `qpl`) QPL's software path, whose canned level is not a mode.
+enum Runner {
+    Engine {
+        engine: Box<dyn cannery_engines::Engine>,
+        mode: Mode,
+        table: Option<Table>,
+    },
     #[cfg(feature = "qpl")]
     Qpl(Box<QplEngine>),
+}
+
+impl Runner {
+    fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Option<usize>, String> {
+        match self {
+            Runner::Engine {
+                engine,
+                mode,
+                table,
+            } => match engine.compress(*mode, table.as_ref(), page, out) {
+                Ok(Outcome::Compressed(n)) => Ok(Some(n)),
+                Ok(Outcome::Incompressible) => Ok(None),
+                Err(e) => Err(e.to_string()),
+            },
+            #[cfg(feature = "qpl")]
+            Runner::Qpl(q) => q.compress(page, out),
+        }
+    }
+
+    fn decompress(&mut self, stream: &[u8], out: &mut [u8]) -> Result<usize, String> {
+        match self {
+            Runner::Engine {
+                engine,
+                mode,
+                table,
+            } => engine
+                .decompress(*mode, table.as_ref(), stream, out)
+                .map_err(|e| e.to_string()),
+            #[cfg(feature = "qpl")]
+            Runner::Qpl(q) => q.decompress(stream, out),
+        }
+    }
 }
 
 /// QPL's software path in one mode: its job, and for canned modes the
@@ -131,11 +169,11 @@ enum Engine {
 /// which QPL programs from the table's header).
 #[cfg(feature = "qpl")]
 struct QplEngine {
-    qpl: cannery_codec::backend::qpl::Qpl,
+    qpl: cannery_engines::backend::qpl::Qpl,
     mode: Mode,
     canned: Option<(
-        cannery_codec::backend::qpl::QplTable,
-        cannery_codec::backend::qpl::QplLevel,
+        cannery_engines::backend::qpl::QplTable,
+        cannery_engines::backend::qpl::QplLevel,
         Table,
     )>,
 }
@@ -143,7 +181,7 @@ struct QplEngine {
 #[cfg(feature = "qpl")]
 impl QplEngine {
     fn new(m: QplMode, table: Option<&Table>) -> Result<QplEngine, String> {
-        use cannery_codec::backend::qpl::{Qpl, QplLevel};
+        use cannery_engines::backend::qpl::{Qpl, QplLevel};
         let mut qpl = Qpl::open_software().map_err(|e| e.to_string())?;
         let (mode, level) = match m {
             QplMode::Fixed => (Mode::Fixed, None),
@@ -164,7 +202,7 @@ impl QplEngine {
     }
 
     fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Option<usize>, String> {
-        use cannery_codec::backend::Backend;
+        use cannery_engines::backend::Engine;
         let r = match &self.canned {
             Some((t, level, _)) => self.qpl.canned_stream(t, *level, page).map(|s| {
                 s.map(|s| {
@@ -184,7 +222,7 @@ impl QplEngine {
     }
 
     fn decompress(&mut self, stream: &[u8], out: &mut [u8]) -> Result<usize, String> {
-        use cannery_codec::backend::Backend;
+        use cannery_engines::backend::Engine;
         let table = self.canned.as_ref().map(|(_, _, t)| t);
         self.qpl
             .decompress(self.mode, table, stream, out)
@@ -192,7 +230,7 @@ impl QplEngine {
     }
 }
 
-fn engine(codec: &BenchCodec) -> Result<Engine, BenchError> {
+fn engine(codec: &BenchCodec) -> Result<Runner, BenchError> {
     let setup = |m: String| BenchError::Setup {
         codec: codec.key().to_string(),
         message: m,
@@ -205,17 +243,25 @@ fn engine(codec: &BenchCodec) -> Result<Engine, BenchError> {
             table,
             ..
         } => {
-            let enc = Encoder::new(*mode, *format, *level, table.as_deref())
+            let mut software = Software::with_format(*level, *format);
+            software
+                .prepare(*mode, table.as_deref())
                 .map_err(|e| setup(e.to_string()))?;
-            let dec = Decoder::new(*mode, *format, table.as_deref())
-                .ok_or_else(|| setup("canned mode needs a table".into()))?;
-            Engine::Cannery(Box::new(enc), dec)
+            Runner::Engine {
+                engine: Box::new(software),
+                mode: *mode,
+                table: table.as_deref().cloned(),
+            }
         }
-        BenchCodec::Peer(kind, dict) => Engine::Peer(Box::new(
-            Peer::new(kind.clone(), dict.as_deref()).map_err(|e| setup(e.to_string()))?,
-        )),
+        BenchCodec::Peer(kind, dict) => Runner::Engine {
+            engine: Box::new(
+                Peer::new(kind.clone(), dict.as_deref()).map_err(|e| setup(e.to_string()))?,
+            ),
+            mode: Mode::Dynamic,
+            table: None,
+        },
         #[cfg(feature = "qpl")]
-        BenchCodec::Qpl(m, table) => Engine::Qpl(Box::new(
+        BenchCodec::Qpl(m, table) => Runner::Qpl(Box::new(
             QplEngine::new(*m, table.as_deref()).map_err(setup)?,
         )),
         #[cfg(not(feature = "qpl"))]
@@ -255,18 +301,9 @@ pub fn bench_codec(
         let mut size = None;
         for _ in 0..reps {
             let t = Instant::now();
-            size = match &mut engine {
-                Engine::Cannery(enc, _) => match enc.compress(page, &mut out) {
-                    Ok(Outcome::Compressed(n)) => Some(n),
-                    Ok(Outcome::Incompressible) => None,
-                    Err(e) => return Err(round_trip(i, e.to_string())),
-                },
-                Engine::Peer(p) => p
-                    .compress(page, &mut out)
-                    .map_err(|e| round_trip(i, e.to_string()))?,
-                #[cfg(feature = "qpl")]
-                Engine::Qpl(q) => q.compress(page, &mut out).map_err(|e| round_trip(i, e))?,
-            };
+            size = engine
+                .compress(page, &mut out)
+                .map_err(|e| round_trip(i, e))?;
             best = best.min(t.elapsed().as_nanos() as u64);
         }
         ctimes.push(best);
@@ -279,16 +316,7 @@ pub fn bench_codec(
         let mut best = u64::MAX;
         for _ in 0..reps {
             let t = Instant::now();
-            let got = match &mut engine {
-                Engine::Cannery(_, dec) => dec
-                    .decompress(&out[..n], &mut back)
-                    .map_err(|e| e.to_string()),
-                Engine::Peer(p) => p
-                    .decompress(&out[..n], &mut back)
-                    .map_err(|e| e.to_string()),
-                #[cfg(feature = "qpl")]
-                Engine::Qpl(q) => q.decompress(&out[..n], &mut back),
-            };
+            let got = engine.decompress(&out[..n], &mut back);
             best = best.min(t.elapsed().as_nanos() as u64);
             match got {
                 Ok(m) if m == PAGE_SIZE && back == *page => {}
@@ -384,17 +412,7 @@ pub fn standard_codecs(table: &Table, zstd_dict: Option<Vec<u8>>) -> Vec<BenchCo
             None,
         ),
     ];
-    for kind in [
-        PeerKind::Libdeflate(1),
-        PeerKind::Libdeflate(6),
-        PeerKind::Miniz(1),
-        PeerKind::Miniz(6),
-        PeerKind::Zlib(6),
-        PeerKind::Zstd(1),
-        PeerKind::Zstd(3),
-        PeerKind::Lz4,
-        PeerKind::Lz4Flex,
-    ] {
+    for kind in BENCH_PEERS {
         v.push(BenchCodec::Peer(kind, None));
     }
     if let Some(d) = zstd_dict {

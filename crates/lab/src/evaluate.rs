@@ -22,7 +22,7 @@ use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::figures::{self, SameFilledShare};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 
-use cannery_codec::peer::{Peer, PeerKind};
+use cannery_engines::peer::{Peer, PeerKind};
 use cannery_trainer::error::TrainError;
 use cannery_trainer::gather::Parser;
 use cannery_trainer::histogram::{Histogram, ParseModel, Settings, SymbolCounts};

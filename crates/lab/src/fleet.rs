@@ -16,8 +16,8 @@
 
 use std::collections::BTreeMap;
 
-use cannery_codec::peer::train_zstd_dictionary;
 use cannery_codec::{Level, Table};
+use cannery_engines::peer::train_zstd_dictionary;
 
 use crate::evaluate::{evaluate, Ceiling, ConstraintCost, EvalSpec, ModeResult, Tally};
 use crate::mode_key::ModeKey;

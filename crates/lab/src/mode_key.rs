@@ -19,8 +19,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use cannery_codec::peer::PeerKind;
 use cannery_codec::Level;
+use cannery_engines::peer::PeerKind;
 
 /// One measured codec configuration (see the module doc for the forms).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use cannery_codec::peer::PeerKind;
 use cannery_codec::tabular::{Align, Grid};
 use cannery_codec::Level;
+use cannery_engines::peer::PeerKind;
 
 use crate::eval_corpus::{EvalReport, HistogramEvalReport};
 use crate::evaluate::{Ceiling, ConstraintCost, Drift, ModeResult};

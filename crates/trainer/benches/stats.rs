@@ -9,7 +9,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-use cannery_codec::peer::{Peer, PeerKind};
+use cannery_engines::peer::{Peer, PeerKind};
 use cannery_trainer::gather::gather_pages;
 use cannery_trainer::testutil::synthetic_pages;
 use cannery_trainer::ParseModel;

@@ -109,7 +109,7 @@ pub enum TrainError {
     NotQplLoadable(String),
     /// A peer compressor failed.
     #[error(transparent)]
-    Peer(#[from] cannery_codec::peer::PeerError),
+    Peer(#[from] cannery_engines::peer::PeerError),
     /// A page did not decode back to itself.
     #[error("round trip failed: {codec} page {index} {what}")]
     RoundTrip {

@@ -258,7 +258,7 @@ impl SymbolCounts {
 
     /// Adds one page's counts from another library's parse (its
     /// end-of-block included); the extra bits follow from the symbols.
-    pub fn add_library(&mut self, c: &cannery_codec::backend::LibraryCounts) {
+    pub fn add_library(&mut self, c: &cannery_engines::backend::LibraryCounts) {
         for (a, b) in self.litlen.iter_mut().zip(&c.litlen) {
             *a += b;
         }

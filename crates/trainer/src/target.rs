@@ -12,7 +12,7 @@
 //! on the shipped corpus, `qpl_gather_deflate_statistics` and
 //! `isal_update_histogram` parse a page like their own compressor on 0 to
 //! 10 % of pages, while the compressors' parses do not depend on the table
-//! (codec tests/qpl_target.rs, export tests/isal_target.rs).
+//! (engines tests/qpl_target.rs, engines tests/isal_target.rs).
 //!
 //! [`compare_under_target`] compresses held-out pages with the library's
 //! canned compressor twice: with cannery's table, and with the table the
@@ -25,9 +25,9 @@
 
 use serde::Serialize;
 
-use cannery_codec::backend::LibraryCounts;
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::Table;
+use cannery_engines::backend::LibraryCounts;
 
 use crate::error::TrainError;
 use crate::histogram::ParseModel;
@@ -86,11 +86,11 @@ pub fn library_statistics(model: ParseModel, page: &[u8]) -> Result<LibraryCount
     match model {
         #[cfg(feature = "qpl")]
         ParseModel::QplDefault | ParseModel::QplHigh => {
-            cannery_codec::backend::qpl::gather_page_statistics(page, qpl_level(model))
+            cannery_engines::backend::qpl::gather_page_statistics(page, qpl_level(model))
                 .map_err(|e| library_error("qpl", e))
         }
         #[cfg(feature = "isal")]
-        ParseModel::Isal => Ok(cannery_export::isal::native::update_histogram(page)),
+        ParseModel::Isal => Ok(cannery_engines::isal::update_histogram(page)),
         _ => Err(TrainError::NoTokens(model.name())),
     }
 }
@@ -99,10 +99,10 @@ pub fn library_statistics(model: ParseModel, page: &[u8]) -> Result<LibraryCount
 pub enum LibraryParser {
     /// QPL's canned compressor at a level.
     #[cfg(feature = "qpl")]
-    Qpl(Box<cannery_codec::backend::qpl::QplParser>),
+    Qpl(Box<cannery_engines::backend::qpl::QplParser>),
     /// ISA-L's level-0 compressor (with the fixed code as its table).
     #[cfg(feature = "isal")]
-    Isal(cannery_export::isal::native::Hufftables),
+    Isal(cannery_engines::isal::Hufftables),
 }
 
 impl LibraryParser {
@@ -112,12 +112,12 @@ impl LibraryParser {
         match model {
             #[cfg(feature = "qpl")]
             ParseModel::QplDefault | ParseModel::QplHigh => {
-                cannery_codec::backend::qpl::QplParser::new(qpl_level(model))
+                cannery_engines::backend::qpl::QplParser::new(qpl_level(model))
                     .map(|p| LibraryParser::Qpl(Box::new(p)))
                     .map_err(|e| library_error("qpl", e))
             }
             #[cfg(feature = "isal")]
-            ParseModel::Isal => cannery_export::isal::native::Hufftables::exported(&Table::fixed())
+            ParseModel::Isal => cannery_engines::isal::Hufftables::exported(&Table::fixed())
                 .map(LibraryParser::Isal)
                 .map_err(|e| library_error("isal", e)),
             _ => Err(TrainError::NoTokens(model.name())),
@@ -131,15 +131,15 @@ impl LibraryParser {
             #[cfg(feature = "qpl")]
             LibraryParser::Qpl(ref mut p) => p.count(page).map_err(|e| library_error("qpl", e)),
             #[cfg(feature = "isal")]
-            LibraryParser::Isal(ref t) => cannery_export::isal::native::compressor_counts(t, page)
+            LibraryParser::Isal(ref t) => cannery_engines::isal::compressor_counts(t, page)
                 .map_err(|e| library_error("isal", e)),
         }
     }
 }
 
 #[cfg(feature = "qpl")]
-fn qpl_level(model: ParseModel) -> cannery_codec::backend::qpl::QplLevel {
-    use cannery_codec::backend::qpl::QplLevel;
+fn qpl_level(model: ParseModel) -> cannery_engines::backend::qpl::QplLevel {
+    use cannery_engines::backend::qpl::QplLevel;
     if model == ParseModel::QplHigh {
         QplLevel::High
     } else {
@@ -161,12 +161,12 @@ enum Loaded {
     Own(Box<cannery_codec::Encoder>),
     #[cfg(feature = "qpl")]
     Qpl(
-        Box<cannery_codec::backend::qpl::Qpl>,
-        cannery_codec::backend::qpl::QplTable,
-        cannery_codec::backend::qpl::QplLevel,
+        Box<cannery_engines::backend::qpl::Qpl>,
+        cannery_engines::backend::qpl::QplTable,
+        cannery_engines::backend::qpl::QplLevel,
     ),
     #[cfg(feature = "isal")]
-    Isal(cannery_export::isal::native::Hufftables),
+    Isal(cannery_engines::isal::Hufftables),
 }
 
 /// Which table a target's compressor is given.
@@ -186,7 +186,7 @@ impl Loaded {
         match model {
             #[cfg(feature = "qpl")]
             ParseModel::QplDefault | ParseModel::QplHigh => {
-                let mut q = cannery_codec::backend::qpl::Qpl::open_software()
+                let mut q = cannery_engines::backend::qpl::Qpl::open_software()
                     .map_err(|e| library_error("qpl", e))?;
                 let t = match which {
                     Which::Table(t) => q.loaded_table(t),
@@ -204,7 +204,7 @@ impl Loaded {
             }
             #[cfg(feature = "isal")]
             ParseModel::Isal => {
-                use cannery_export::isal::native::Hufftables;
+                use cannery_engines::isal::Hufftables;
                 let t = match which {
                     Which::Table(t) => Hufftables::exported(t),
                     Which::Trained(c) => Hufftables::trained(c),

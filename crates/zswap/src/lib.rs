@@ -1,9 +1,9 @@
 //! cannery-zswap: a model of zswap storing and loading 4 KiB pages, driven
-//! through the batch path of `cannery_codec::batch`, so any
-//! [`PageCompressor`](cannery_codec::batch::PageCompressor) /
-//! [`PageDecompressor`](cannery_codec::batch::PageDecompressor) pair can be
+//! through the batch path of `cannery_engines::batch`, so any
+//! [`PageCompressor`](cannery_engines::batch::PageCompressor) /
+//! [`PageDecompressor`](cannery_engines::batch::PageDecompressor) pair can be
 //! measured for pool size, effective ratio, rejected pages and per-page
-//! store/load latency. This is where the policy `cannery_codec::batch`
+//! store/load latency. This is where the policy `cannery_engines::batch`
 //! leaves out lives: what to do with incompressible and same-filled pages,
 //! and where stored pages go.
 //!
@@ -88,7 +88,7 @@ pub use zsmalloc::{Pool, Zsmalloc};
 pub enum Error {
     /// The batch path refused the settings or lost an engine.
     #[error(transparent)]
-    Batch(#[from] cannery_codec::batch::BatchError),
+    Batch(#[from] cannery_engines::batch::BatchError),
     /// A codec could not be set up.
     #[error("{0}")]
     Setup(String),

@@ -10,12 +10,12 @@
 use std::time::Instant;
 
 use cannery_capture::same_filled;
-use cannery_codec::batch::{
+use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::figures::{self, percentile};
+use cannery_engines::batch::{
     BatchCompressor, BatchDecompressor, PageCompressor, PageDecompressor, UnitStatus,
     MAX_BATCH_SIZE,
 };
-use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::figures::{self, percentile};
 
 use crate::folio::{folios, FolioSize};
 use crate::report::RunReport;
@@ -385,7 +385,7 @@ mod run_tests {
         let err = run(&c, bad, encoders(), vec![dec()]).unwrap_err();
         assert!(matches!(
             err,
-            Error::Batch(cannery_codec::batch::BatchError::BatchSize(33))
+            Error::Batch(cannery_engines::batch::BatchError::BatchSize(33))
         ));
     }
 }

@@ -3,8 +3,8 @@
 //! cannery's encoder and decoder in a mode, or a peer compressor. What
 //! `cannery zswap-sim` runs; [`crate::run`] is one run of it.
 
-use cannery_codec::peer::{Peer, PeerKind};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Table};
+use cannery_engines::peer::{Peer, PeerKind};
 
 use crate::replay::{run, Policy, RunConfig};
 use crate::{Error, FolioSize, RunReport};

@@ -9,7 +9,7 @@ use cannery_zswap::{run, FolioSize, Policy, Pool, Report, RunConfig, Zsmalloc};
 
 /// An incompressible page (the codec's seeded stress generator).
 fn noise(seed: u64) -> Vec<u8> {
-    use cannery_codec::backend::stress::{page, Kind, Rng};
+    use cannery_engines::backend::stress::{page, Kind, Rng};
     page(Kind::Random, &mut Rng::new(seed), None)
 }
 

@@ -156,7 +156,7 @@ pub fn corpus_pages(per_workload: usize, step: usize) -> Vec<Vec<u8>> {
 /// tokens, end-of-block, QPL's empty final fixed block (1, 01, 0000000) and
 /// zero padding; and the body's length in bits (tokens and end-of-block).
 pub fn qpl_form(tokens: &[cannery_codec::Token], t: &Table) -> (Vec<u8>, usize) {
-    let (tail, tail_bits) = cannery_codec::backend::check::QPL_SW_TAIL;
+    let (tail, tail_bits) = cannery_codec::constants::QPL_SW_TAIL;
     let mut stream = Vec::new();
     let mut w = cannery_codec::bitio::BitWriter::new(&mut stream);
     cannery_codec::encode::write_tokens(&mut w, tokens, t, usize::MAX);

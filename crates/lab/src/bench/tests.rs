@@ -23,7 +23,7 @@ fn pages() -> Vec<Vec<u8>> {
 fn every_standard_codec_round_trips_and_reports() {
     let p = pages();
     let refs: Vec<&[u8]> = p.iter().map(|x| &x[..]).collect();
-    let dict = cannery_codec::peer::train_zstd_dictionary(&refs, 2048);
+    let dict = cannery_engines::peer::train_zstd_dictionary(&refs, 2048);
     for c in standard_codecs(&Table::kernel_2024(), dict) {
         // A workload of 80 other pages and 20 same-filled ones: the 8
         // measured pages stand for 2 same-filled pages.

@@ -12,7 +12,7 @@
 //! gauges stay still while idle and refuses otherwise.
 //!
 //! [`predict`]: the same pages through the simulator's model of that
-//! compressor (`cannery_codec::peer::kernel`) and pool ([`Pool`]),
+//! compressor (`cannery_engines::peer::kernel`) and pool ([`Pool`]),
 //! following the kernel's rules for zero-filled pages (kept in swap's zero
 //! map since 6.12, never reaching zswap; before that, zswap kept
 //! same-filled pages as a value) and incompressible ones (stored as they
@@ -21,11 +21,11 @@
 use std::time::{Duration, Instant};
 
 use cannery_capture::region::{PageRegion, Residence};
-use cannery_codec::batch::PageCompressor;
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::encode::Outcome;
 use cannery_codec::figures::percentile;
-use cannery_codec::peer::{Peer, PeerKind};
+use cannery_engines::batch::PageCompressor;
+use cannery_engines::peer::{Peer, PeerKind};
 use serde::{Deserialize, Serialize};
 
 use super::KernelError;

@@ -204,7 +204,7 @@ pub fn run_session(
         // A model this build lacks (kernel-lzo without the `lzo` feature)
         // means no prediction, not a failed session.
         let model = measure::model_of(compressor)
-            .filter(|k| cannery_codec::peer::Peer::new(k.clone(), None).is_ok());
+            .filter(|k| cannery_engines::peer::Peer::new(k.clone(), None).is_ok());
         for SessionWorkload { name, pages, .. } in workloads {
             progress(&format!(
                 "{compressor}: {name} ({} pages)",

@@ -8,10 +8,10 @@
 //! `mem_used_total` the whole zspages of a fresh, never-freed pool, from
 //! the zswap model's [`crate::zsmalloc`] (classes, handle, merging, chain).
 
-use cannery_codec::batch::PageCompressor;
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::peer::PeerKind;
 use cannery_codec::Outcome;
+use cannery_engines::batch::PageCompressor;
+use cannery_engines::peer::PeerKind;
 use serde::Serialize;
 
 use crate::zsmalloc::{Pool, Zsmalloc};
@@ -100,7 +100,7 @@ pub fn predict<C: PageCompressor>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cannery_codec::peer::Peer;
+    use cannery_engines::peer::Peer;
 
     #[test]
     fn the_huge_size_is_zsmallocs() {

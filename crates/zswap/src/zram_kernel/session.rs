@@ -14,7 +14,7 @@ use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::figures::percentile;
 use cannery_machine::{PageIo, Restore, System};
 
-use cannery_codec::peer::Peer;
+use cannery_engines::peer::Peer;
 
 use super::model::{self, ZramPrediction};
 use super::report::{ZramReport, ZramRow};

@@ -1,0 +1,136 @@
+//! The reference deflate libraries as engines, one type for the three:
+//! zlib (through flate2's `zlib` feature), miniz_oxide and libdeflate
+//! (through libdeflater). The library calls are [`crate::peer::deflate`]'s
+//! (feature `reference`); the peers `zlib-N`, `miniz-N` and `libdeflate-N`
+//! are these same engines.
+//!
+//! Each decompresses raw deflate of any mode; canned streams are read
+//! through [`super::canned_to_deflate`] (the table's header in front).
+//! Each compresses dynamic raw deflate (its own block choice; level 6 in
+//! [`super::open`]); miniz_oxide also fixed (all static blocks). flate2
+//! exposes no fixed-code strategy, libdeflate cannot force fixed codes, and
+//! none compresses with a canned table.
+
+use super::{
+    as_deflate, check_page, inflate_error, outcome_of, Capabilities, Engine, EngineError, ExecPath,
+    ALL_MODES,
+};
+use crate::peer::deflate;
+use cannery_codec::encode::Outcome;
+use cannery_codec::mode::Mode;
+use cannery_codec::table::rules::Rule;
+use cannery_codec::table::Table;
+
+/// Which library, at which level.
+enum Library {
+    Zlib(u32),
+    Miniz(u8),
+    Libdeflate(deflate::Libdeflate),
+}
+
+/// A reference deflate library as an engine.
+pub struct Reference {
+    name: &'static str,
+    caps: Capabilities,
+    library: Library,
+}
+
+impl std::fmt::Debug for Reference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reference")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Reference {
+    fn new(name: &'static str, compress: Vec<Mode>, library: Library) -> Reference {
+        Reference {
+            name,
+            caps: Capabilities {
+                compress,
+                decompress: ALL_MODES.to_vec(),
+                path: ExecPath::Software,
+                path_note: None,
+                canned_compress_rules: &[],
+                canned_decompress_rules: &[Rule::Standard],
+            },
+            library,
+        }
+    }
+
+    /// zlib compressing at `level` (0..=9; zlib's default is 6).
+    pub fn zlib(level: u32) -> Reference {
+        Reference::new("zlib", vec![Mode::Dynamic], Library::Zlib(level.min(9)))
+    }
+
+    /// miniz_oxide compressing at `level` (0..=10).
+    pub fn miniz(level: u8) -> Reference {
+        Reference::new(
+            "miniz_oxide",
+            vec![Mode::Fixed, Mode::Dynamic],
+            Library::Miniz(level.min(10)),
+        )
+    }
+
+    /// libdeflate compressing at `level` (1..=12; its default is 6).
+    pub fn libdeflate(level: i32) -> Result<Reference, EngineError> {
+        let lib = deflate::Libdeflate::new(level).map_err(|message| EngineError::Rejected {
+            backend: "libdeflate",
+            message,
+        })?;
+        Ok(Reference::new(
+            "libdeflate",
+            vec![Mode::Dynamic],
+            Library::Libdeflate(lib),
+        ))
+    }
+}
+
+impl Engine for Reference {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn capabilities(&self) -> &Capabilities {
+        &self.caps
+    }
+
+    fn compress(
+        &mut self,
+        mode: Mode,
+        _table: Option<&Table>,
+        page: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Outcome, EngineError> {
+        check_page(page)?;
+        self.caps.check_compress(self.name, mode)?;
+        match &mut self.library {
+            Library::Zlib(l) => deflate::zlib_deflate(*l, page, out),
+            Library::Miniz(l) => deflate::miniz_deflate(*l, mode == Mode::Fixed, page, out),
+            Library::Libdeflate(lib) => lib.deflate(page, out),
+        }
+        .map_err(|message| EngineError::Rejected {
+            backend: self.name,
+            message,
+        })?;
+        Ok(outcome_of(out))
+    }
+
+    fn decompress(
+        &mut self,
+        mode: Mode,
+        table: Option<&Table>,
+        data: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, EngineError> {
+        let data = as_deflate(mode, table, data)?;
+        let limit = out.len();
+        match &mut self.library {
+            Library::Zlib(_) => deflate::zlib_inflate(&data, out),
+            Library::Miniz(_) => deflate::miniz_inflate(&data, out),
+            Library::Libdeflate(lib) => lib.inflate(&data, out),
+        }
+        .map_err(|e| inflate_error(self.name, limit, e))
+    }
+}

@@ -1,0 +1,134 @@
+//! The `software` backend: this crate's own encoder and decoders. Always
+//! available; compresses and decompresses every mode; canned streams are in
+//! IAA wire format (end-of-block and zero padding, as IAA hardware writes
+//! them).
+//!
+//! It keeps one encoder per mode and one canned decoder, rebuilt only when
+//! the table changes. It does not emulate QPL's or IAA's match finder.
+
+use super::{check_page, Capabilities, Engine, EngineError, ExecPath, ALL_MODES};
+use cannery_codec::decode::{inflate, CannedDecoder};
+use cannery_codec::encode::{Encoder, Outcome};
+use cannery_codec::lz77::Level;
+use cannery_codec::mode::{Format, Mode};
+use cannery_codec::table::rules::Rule;
+use cannery_codec::table::{CodeLengths, Table};
+
+/// Our encoder and decoders as a backend.
+#[derive(Debug)]
+pub struct Software {
+    level: Level,
+    format: Format,
+    caps: Capabilities,
+    fixed: Option<Encoder>,
+    dynamic: Option<Encoder>,
+    canned: Option<(CodeLengths, Encoder)>,
+    decoder: Option<(CodeLengths, CannedDecoder)>,
+}
+
+impl Default for Software {
+    fn default() -> Self {
+        Software::new()
+    }
+}
+
+impl Software {
+    /// The backend at the default match-finder level.
+    pub fn new() -> Software {
+        Software::with_level(Level::Default)
+    }
+
+    /// The backend at a given match-finder level.
+    pub fn with_level(level: Level) -> Software {
+        Software::with_format(level, Format::Iaa)
+    }
+
+    /// The backend at a match-finder level writing canned streams in
+    /// `format` (IAA wire format, or with the table's header in front).
+    pub fn with_format(level: Level, format: Format) -> Software {
+        Software {
+            level,
+            format,
+            caps: Capabilities {
+                compress: ALL_MODES.to_vec(),
+                decompress: ALL_MODES.to_vec(),
+                path: ExecPath::Software,
+                path_note: None,
+                canned_compress_rules: &[Rule::Encodable],
+                canned_decompress_rules: &[Rule::Decodable],
+            },
+            fixed: None,
+            dynamic: None,
+            canned: None,
+            decoder: None,
+        }
+    }
+
+    /// Builds the encoder for `mode` (and `table`) now, or says why it
+    /// cannot (e.g. a canned table that does not code every literal).
+    pub fn prepare(&mut self, mode: Mode, table: Option<&Table>) -> Result<(), EngineError> {
+        self.encoder(mode, table).map(|_| ())
+    }
+
+    fn encoder(&mut self, mode: Mode, table: Option<&Table>) -> Result<&mut Encoder, EngineError> {
+        let (level, format) = (self.level, self.format);
+        let slot = match mode {
+            Mode::Fixed => &mut self.fixed,
+            Mode::Dynamic => &mut self.dynamic,
+            Mode::Canned => {
+                let t = table.ok_or(EngineError::TableRequired)?;
+                if self.canned.as_ref().map(|(l, _)| l) != Some(t.lengths()) {
+                    let e = Encoder::new(Mode::Canned, format, level, Some(t))?;
+                    self.canned = Some((*t.lengths(), e));
+                }
+                return Ok(&mut self.canned.as_mut().expect("just set").1);
+            }
+        };
+        if slot.is_none() {
+            *slot = Some(Encoder::new(mode, format, level, None)?);
+        }
+        Ok(slot.as_mut().expect("just set"))
+    }
+}
+
+impl Engine for Software {
+    fn name(&self) -> &'static str {
+        "software"
+    }
+
+    fn capabilities(&self) -> &Capabilities {
+        &self.caps
+    }
+
+    fn compress(
+        &mut self,
+        mode: Mode,
+        table: Option<&Table>,
+        page: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Outcome, EngineError> {
+        check_page(page)?;
+        Ok(self.encoder(mode, table)?.compress(page, out)?)
+    }
+
+    fn decompress(
+        &mut self,
+        mode: Mode,
+        table: Option<&Table>,
+        data: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, EngineError> {
+        match mode {
+            Mode::Fixed | Mode::Dynamic => Ok(inflate(data, out)?),
+            Mode::Canned if self.format == Format::Deflate => Ok(inflate(data, out)?),
+            Mode::Canned => {
+                let t = table.ok_or(EngineError::TableRequired)?;
+                if self.decoder.as_ref().map(|(l, _)| l) != Some(t.lengths()) {
+                    self.decoder = Some((*t.lengths(), CannedDecoder::new(t)));
+                }
+                let d = &self.decoder.as_ref().expect("just set").1;
+                Ok(d.decompress(data, out)?)
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The batch path when an engine dies: a worker whose codec panics makes
+//! the batch object return a typed error (`EngineLost`) instead of hanging,
+//! on compression and on decompression, and the object stays unusable with
+//! that same error. The rest of the batch tests are in `batch.rs`.
+
+use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::{DecodeError, Decoder, Format, Mode, Outcome, Table};
+use cannery_engines::batch::{
+    BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor,
+};
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::Arc;
+
+mod common;
+use common::{on_worker, wait_until};
+
+fn decoder(mode: Mode, format: Format) -> Decoder {
+    Decoder::new(mode, format, Some(&Table::kernel_2024())).unwrap()
+}
+
+/// What the [`Panicky`] codecs of one batch object share.
+#[derive(Default)]
+struct PanickyState {
+    /// Units a worker has compressed.
+    worker_units: AtomicUsize,
+    /// A worker is about to panic.
+    worker_panicked: AtomicBool,
+}
+
+/// A compressor whose workers panic on units starting with 0xFF. Which
+/// engine claims which unit depends on timing, so engine 0 (which must not
+/// panic: its panic would reach the test) waits on 0xFF units until a worker
+/// has panicked, and on other units until a worker has done a unit: a worker
+/// always takes part, and always meets a 0xFF unit of a call made of them.
+struct Panicky(Arc<PanickyState>);
+
+impl PageCompressor for Panicky {
+    type Error = String;
+    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, String> {
+        let bad = unit.first() == Some(&0xFF);
+        let st = &self.0;
+        if on_worker() {
+            if bad {
+                st.worker_panicked.store(true, SeqCst);
+                panic!("test codec refuses 0xff");
+            }
+            st.worker_units.fetch_add(1, SeqCst);
+        } else if bad {
+            wait_until("a worker panics", || st.worker_panicked.load(SeqCst));
+        } else {
+            wait_until("a worker does a unit", || st.worker_units.load(SeqCst) > 0);
+        }
+        out.clear();
+        out.push(1);
+        Ok(Outcome::Compressed(1))
+    }
+}
+
+#[test]
+fn a_dead_engine_is_a_typed_error_not_a_hang() {
+    for engines in [2, 3] {
+        let st = Arc::new(PanickyState::default());
+        let codecs = (0..engines).map(|_| Panicky(st.clone())).collect();
+        let mut b = BatchCompressor::new(4, codecs).unwrap();
+        let ok = [1u8; 8];
+        let bad = [0xFFu8; 8];
+        assert!(b.compress([&ok[..], &ok]).unwrap().all_compressed());
+        // A worker claims at least one of these units and dies on it.
+        let e = b.compress([&bad[..], &bad, &bad, &bad]).unwrap_err();
+        assert!(
+            matches!(e, BatchError::EngineLost(k) if (1..engines).contains(&k)),
+            "{e:?}"
+        );
+        // The batch object stays unusable, with the same error.
+        assert_eq!(b.compress([&ok[..]]).unwrap_err(), e);
+        assert_eq!(b.compress([&ok[..], &ok]).unwrap_err(), e);
+        drop(b); // joins the surviving threads without hanging
+    }
+}
+
+/// A decompressor whose workers panic on every stream; once armed, engine 0
+/// waits for that before it decodes, so a worker always claims a stream and
+/// dies.
+struct PanickyDecoder(Decoder, Arc<PanickyState>);
+
+impl PageDecompressor for PanickyDecoder {
+    type Error = DecodeError;
+    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
+        let st = &self.1;
+        if on_worker() {
+            st.worker_panicked.store(true, SeqCst);
+            panic!("test decoder gives up");
+        }
+        if st.worker_units.load(SeqCst) > 0 {
+            wait_until("a worker panics", || st.worker_panicked.load(SeqCst));
+        }
+        self.0.decompress(data, out)
+    }
+}
+
+#[test]
+fn a_dead_decompression_engine_is_a_typed_error_not_a_hang() {
+    let st = Arc::new(PanickyState::default());
+    let codecs = (0..2)
+        .map(|_| PanickyDecoder(decoder(Mode::Fixed, Format::Deflate), st.clone()))
+        .collect();
+    let mut d = BatchDecompressor::new(4, codecs).unwrap();
+    let mut out = vec![0u8; 4 * PAGE_SIZE];
+    // One stream stays with engine 0: no worker is involved.
+    let one: [&[u8]; 1] = [&[3, 0]];
+    assert_eq!(d.decompress(one, &mut out).unwrap().status(0), Ok(0));
+    st.worker_units.store(1, SeqCst); // arm engine 0's wait
+    let streams: [&[u8]; 3] = [&[3, 0], &[3, 0], &[3, 0]];
+    let e = d.decompress(streams, &mut out).unwrap_err();
+    assert_eq!(e, BatchError::EngineLost(1));
+    assert_eq!(d.decompress(streams, &mut out).unwrap_err(), e);
+}
