@@ -1,7 +1,7 @@
 //! One effective ratio: `train`, `eval` and `bench` report the same ratio
 //! and effective ratio for the same table on the same pages (the held-out
 //! pages of one workload of the shipped corpus), because all three compute
-//! it with `cannery_codec::figures` and attribute the workload's zero and
+//! it with `cannery_lab::figures` and attribute the workload's zero and
 //! same-filled pages (seen, and counted at capture) the same way. The
 //! Python package's `train` and `evaluate` are checked against each other in
 //! python/tests/test_train.py.

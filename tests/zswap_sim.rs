@@ -228,7 +228,7 @@ fn sweep_runs_every_batch_size_and_every_compressor_round_trips() {
 
 #[test]
 fn the_text_table_has_one_unit_per_column_and_the_json_figures() {
-    use cannery_codec::tabular::{cells, Style};
+    use cannery_lab::tabular::{cells, Style};
     let dir = tempfile::tempdir().unwrap();
     let corpus = write_corpus(dir.path(), &three_pages());
     let args = ["--corpus", corpus.to_str().unwrap(), "--mode", "fixed"];

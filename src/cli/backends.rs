@@ -1,6 +1,6 @@
 //! `cannery backends`: which compression engines this build and machine
 //! offer, what each can do, and why a missing one is missing
-//! (`cannery_engines::backend::survey`, rendered by `render_survey`).
+//! (`cannery_engines::backend::survey`, rendered by `cannery_lab::engine_reports::render_survey`).
 
 use clap::Args;
 
@@ -20,7 +20,7 @@ pub fn run(args: BackendsArgs) -> anyhow::Result<()> {
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&survey)?)?;
     } else {
-        out!("{}", backend::render_survey(&survey))?;
+        out!("{}", cannery_lab::engine_reports::render_survey(&survey))?;
     }
     Ok(())
 }

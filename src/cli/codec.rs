@@ -101,7 +101,7 @@ pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
     out.finish()?;
     if args.json {
         let v = serde_json::json!({
-            "pages": s.pages, "stored_bytes": s.stored_bytes, "ratio": s.ratio(),
+            "pages": s.pages, "stored_bytes": s.stored_bytes, "ratio": cannery_lab::figures::ratio(s.pages, s.stored_bytes),
             "incompressible_pages": s.incompressible_pages, "mode": args.mode.name(),
             "format": format.name(), "level": args.level.name(),
             "table_id": table.as_ref().map(|t| t.id()),
@@ -112,7 +112,7 @@ pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
             "{} pages -> {} bytes (ratio {:.3}), {} incompressible (stored raw)",
             s.pages,
             s.stored_bytes,
-            s.ratio(),
+            cannery_lab::figures::ratio(s.pages, s.stored_bytes),
             s.incompressible_pages
         ));
     }

@@ -97,7 +97,7 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        out!("{}", report.render_text())?;
+        out!("{}", cannery_lab::engine_reports::render_fuzz(&report))?;
     }
     report.verdict().map_err(|e| {
         let e = super::finding(format!("fuzz: {e}"));

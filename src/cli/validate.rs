@@ -102,7 +102,10 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        out!("{}", report.render_text())?;
+        out!(
+            "{}",
+            cannery_lab::engine_reports::render_validation(&report)
+        )?;
     }
     report
         .verdict()

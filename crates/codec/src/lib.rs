@@ -8,11 +8,9 @@
 //! [`huffman`] builds optimal length-limited codes from symbol counts, for
 //! dynamic blocks, block headers and the trainer.
 //!
-//! [`tabular`] lays out every report table of the workspace as text or
-//! markdown, and [`units`] formats the sizes and times in them.
-//!
-//! The crate does not read corpora, train tables or call other
-//! compressors (those are `cannery-engines`'), and has no FFI. Unsafe code
+//! The crate does not read corpora, train tables, call other compressors
+//! (those are `cannery-engines`') or format reports (`cannery-lab`), and
+//! has no FFI. Unsafe code
 //! is denied everywhere except the canned decoder's fast loop
 //! (`decode/fast.rs`, checked against the safe reference loop by tests, a
 //! fuzz target and Miri).
@@ -24,17 +22,14 @@ pub mod bitio;
 pub mod constants;
 pub mod decode;
 pub mod encode;
-pub mod figures;
 pub mod huffman;
 pub mod lz77;
 pub mod mode;
 pub mod records;
 pub mod rng;
 pub mod table;
-pub mod tabular;
 pub mod token;
 pub mod transcode;
-pub mod units;
 
 pub use decode::Decoder;
 pub use decode::{CannedDecoder, DecodeError};

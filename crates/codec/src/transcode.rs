@@ -72,13 +72,6 @@ pub struct CompressSummary {
     pub incompressible_pages: u64,
 }
 
-impl CompressSummary {
-    /// Page bytes over stored bytes (`cannery_codec::figures::ratio`).
-    pub fn ratio(&self) -> f64 {
-        crate::figures::ratio(self.pages, self.stored_bytes)
-    }
-}
-
 /// Compresses each page of `pages` with `encoder` into one record on `out`
 /// (an incompressible page is stored raw, as a 4096-byte record).
 pub fn compress_pages<E: std::error::Error + 'static, W: Write>(

@@ -14,10 +14,10 @@
 
 use std::time::Instant;
 
+use crate::figures::{self, percentile, SameFilledShare};
+use crate::tabular::{Align, Grid, Style};
+use crate::units::micros;
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::figures::{self, percentile, SameFilledShare};
-use cannery_codec::tabular::{Align, Grid, Style};
-use cannery_codec::units::micros;
 use cannery_codec::{Format, Level, Mode, Outcome, Table};
 use cannery_engines::peer::train_zstd_dictionary;
 
@@ -76,7 +76,7 @@ pub struct BenchResult {
     /// Uncompressed bytes / stored bytes, incompressible pages stored as 4096.
     pub ratio: f64,
     /// As `ratio`, with the workload's zero and same-filled pages
-    /// attributed to the measured ones (`cannery_codec::figures`).
+    /// attributed to the measured ones (`crate::figures`).
     pub effective_ratio: f64,
     /// Pages whose stream would be 4096 bytes or more (stored raw).
     pub incompressible_pages: usize,

@@ -5,14 +5,14 @@
 
 #![forbid(unsafe_code)]
 
+use crate::tabular::{Align, Grid, Style};
+use crate::units::{mib, size};
 use cannery_capture::corpus::open_pages;
 use cannery_capture::corpus::Corpus;
 use cannery_capture::error::{Error, Result};
 use cannery_capture::filter::same_filled;
 use cannery_capture::snapshot::PageCounts;
 use cannery_capture::PAGE_SIZE;
-use cannery_codec::tabular::{Align, Grid, Style};
-use cannery_codec::units::{mib, size};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -273,7 +273,7 @@ pub fn summarize(path: &Path) -> Result<CorpusSummary> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cannery_codec::tabular::cells;
+    use crate::tabular::cells;
 
     #[test]
     fn one_row_per_workload_in_one_unit_per_column() {

@@ -95,7 +95,7 @@ pub struct WorkloadEval {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sampled_from: Option<u64>,
     /// Same-filled pages attributed to the evaluated pages (their share of
-    /// the workload's, `cannery_codec::figures`).
+    /// the workload's, `crate::figures`).
     pub same_filled_pages: f64,
     /// Results by mode name.
     pub modes: BTreeMap<ModeKey, ModeResult>,

@@ -2,7 +2,7 @@
 //! [`EvalSpec`] and tallies ratio, effective ratio and incompressible pages
 //! per mode; also the drift of a table from a corpus' own optimal table.
 //!
-//! Ratio and effective ratio are defined in `cannery_codec::figures` (one
+//! Ratio and effective ratio are defined in `crate::figures` (one
 //! definition for every report); **incompressible pages** are pages whose
 //! output would reach 4096 bytes.
 //!
@@ -18,8 +18,8 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use crate::figures::{self, SameFilledShare};
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::figures::{self, SameFilledShare};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
 
 use cannery_engines::peer::{Peer, PeerKind};
@@ -212,7 +212,7 @@ pub struct Evaluation {
 
 impl Evaluation {
     /// Same-filled pages attributed to the evaluated pages: their share of
-    /// the stream's (`cannery_codec::figures`).
+    /// the stream's (`crate::figures`).
     pub fn same_filled_attributed(&self) -> f64 {
         self.same_filled.attributed(self.pages)
     }

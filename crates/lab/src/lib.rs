@@ -10,7 +10,10 @@
 //! [`bench`] times cannery's modes and the peer compressors page by page
 //! (`cannery bench`); [`mode_key`] names a measured mode;
 //! [`table_summary`] and [`corpus_summary`] are what `table show` and
-//! `corpus info` print.
+//! `corpus info` print, [`engine_reports`] what `validate`, `fuzz` and
+//! `backends` print. Every report computes its ratios and percentiles with
+//! [`figures`], lays out its tables with [`tabular`] and formats sizes and
+//! times with [`units`] (cannery-zswap's reports too).
 //!
 //! The crate prints nothing: callers hand it pages, corpora and tables and
 //! get reports back.
@@ -20,12 +23,16 @@
 
 pub mod bench;
 pub mod corpus_summary;
+pub mod engine_reports;
 pub mod eval_corpus;
 pub mod evaluate;
+pub mod figures;
 pub mod fleet;
 pub mod mode_key;
 pub mod render;
 pub mod report;
 pub mod table_summary;
+pub mod tabular;
+pub mod units;
 
 pub use mode_key::ModeKey;

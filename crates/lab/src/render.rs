@@ -2,12 +2,12 @@
 //! reports serialized as they are). Formatting only: every number comes
 //! from the report, modes are named by their one key ([`ModeKey`]), as in
 //! JSON and Python, and the tables (modes, cross-workload matrix,
-//! smoothing) are `cannery_codec::tabular` grids.
+//! smoothing) are `crate::tabular` grids.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use cannery_codec::tabular::{Align, Grid};
+use crate::tabular::{Align, Grid};
 use cannery_codec::Level;
 use cannery_engines::peer::PeerKind;
 
@@ -443,7 +443,7 @@ fn drift_line(out: &mut String, d: Option<&Drift>) {
 mod tests {
     use super::*;
     use crate::mode_key::key;
-    use cannery_codec::tabular::{cells, Style};
+    use crate::tabular::{cells, Style};
 
     fn result(ratio: f64) -> ModeResult {
         ModeResult {

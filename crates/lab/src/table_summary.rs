@@ -7,9 +7,9 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::tabular::{Align, Grid};
 use cannery_codec::table::rules::{BitBudget, Rule};
 use cannery_codec::table::{Provenance, Table};
-use cannery_codec::tabular::{Align, Grid};
 
 /// Kraft sums of the two codes (a complete code sums to `complete`).
 #[derive(Clone, Debug, Serialize)]
@@ -198,7 +198,7 @@ fn profile(lengths: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cannery_codec::tabular::{cells, Style};
+    use crate::tabular::{cells, Style};
 
     #[test]
     fn the_kernel_table_summary() {

@@ -11,11 +11,11 @@ use std::time::Instant;
 
 use cannery_capture::same_filled;
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::figures::{self, percentile};
 use cannery_engines::batch::{
     BatchCompressor, BatchDecompressor, PageCompressor, PageDecompressor, UnitStatus,
     MAX_BATCH_SIZE,
 };
+use cannery_lab::figures::{self, percentile};
 
 use crate::folio::{folios, FolioSize};
 use crate::report::RunReport;

@@ -8,8 +8,8 @@
 
 use std::fmt;
 
-use cannery_codec::tabular::{Align, Grid, Style};
-use cannery_codec::units::{kib, micros};
+use cannery_lab::tabular::{Align, Grid, Style};
+use cannery_lab::units::{kib, micros};
 use serde::{Deserialize, Serialize};
 
 /// How the pool is modelled, as reports state it.
@@ -50,7 +50,7 @@ pub struct RunReport {
     /// Memory of a perfectly compacted pool (whole zspages).
     pub zspage_bytes: usize,
     /// The effective ratio as every cannery report defines it
-    /// (`cannery_codec::figures`): stored pages plus the same-filled ones
+    /// (`cannery_lab::figures`): stored pages plus the same-filled ones
     /// (replayed, and counted at capture in proportion) times 4096, over
     /// `payload_bytes`; null when nothing was stored.
     pub effective_ratio: Option<f64>,
@@ -197,7 +197,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cannery_codec::tabular::cells;
+    use cannery_lab::tabular::cells;
 
     fn run(batch: usize, store_p50_ns: u64, store_p99_ns: u64) -> RunReport {
         RunReport {

@@ -108,7 +108,7 @@ impl PageCounts {
     /// deduplication and redaction thin the stored pages but every zero page
     /// is counted), so they stay in proportion to the pages in the file.
     /// The effective ratio attributes them to measured pages
-    /// (`cannery_codec::figures`).
+    /// (`cannery_lab::figures`).
     pub fn unstored_same_filled(&self) -> f64 {
         let candidates = self.stored + self.sampled_out + self.duplicate + self.redacted;
         if candidates == 0 {

@@ -40,7 +40,7 @@ pub mod software;
 pub mod stress;
 pub mod survey;
 
-pub use survey::{render_survey, survey, Availability};
+pub use survey::{survey, Availability};
 
 pub(crate) use crate::engine::{check_page, outcome_of, ALL_MODES};
 pub use crate::engine::{Capabilities, Direction, Engine, EngineError, ExecPath};

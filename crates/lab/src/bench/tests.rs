@@ -1,7 +1,7 @@
 //! Unit tests of `bench.rs` (a file of their own to keep both under 650 lines).
 
 use super::*;
-use cannery_codec::tabular::cells;
+use crate::tabular::cells;
 
 fn pages() -> Vec<Vec<u8>> {
     (0..8u32)

@@ -23,9 +23,9 @@ use std::time::{Duration, Instant};
 use cannery_capture::region::{PageRegion, Residence};
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::encode::Outcome;
-use cannery_codec::figures::percentile;
 use cannery_engines::batch::PageCompressor;
 use cannery_engines::peer::{Peer, PeerKind};
+use cannery_lab::figures::percentile;
 use serde::{Deserialize, Serialize};
 
 use super::KernelError;

@@ -6,8 +6,8 @@
 
 use std::fmt;
 
-use cannery_codec::tabular::{Align, Grid, Style};
-use cannery_codec::units::{kib, micros};
+use cannery_lab::tabular::{Align, Grid, Style};
+use cannery_lab::units::{kib, micros};
 use serde::Serialize;
 
 use super::measure::{Measurement, Prediction, SameFilledRule};
@@ -255,7 +255,7 @@ impl fmt::Display for KernelReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cannery_codec::tabular::cells;
+    use cannery_lab::tabular::cells;
 
     fn m(pool: i64, stored: i64) -> Measurement {
         Measurement {

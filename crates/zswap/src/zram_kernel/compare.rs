@@ -10,10 +10,10 @@
 use std::fmt::Write as _;
 
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::tabular::{Align, Grid, Style};
-use cannery_codec::units::kib;
 use cannery_codec::{Encoder, Format, Level, Mode, Table};
 use cannery_engines::peer::{Peer, PeerKind};
+use cannery_lab::tabular::{Align, Grid, Style};
+use cannery_lab::units::kib;
 use serde::{Deserialize, Serialize};
 
 use super::model::predict;

@@ -6,8 +6,8 @@
 
 use std::fmt;
 
-use cannery_codec::tabular::{Align, Grid, Style};
-use cannery_codec::units::{kib, micros};
+use cannery_lab::tabular::{Align, Grid, Style};
+use cannery_lab::units::{kib, micros};
 use cannery_machine::MmStat;
 use serde::Serialize;
 
@@ -230,7 +230,7 @@ impl fmt::Display for ZramReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cannery_codec::tabular::cells;
+    use cannery_lab::tabular::cells;
 
     fn row(compressor: &str, dict: bool, data: u64) -> ZramRow {
         ZramRow {

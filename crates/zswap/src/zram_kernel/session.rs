@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::figures::percentile;
+use cannery_lab::figures::percentile;
 use cannery_machine::{PageIo, Restore, System};
 
 use cannery_engines::peer::Peer;

@@ -7,12 +7,10 @@
 //! fuzz report and its text. It prints nothing and writes no files.
 
 use std::collections::HashMap;
-use std::fmt::Write;
 
 use serde::Serialize;
 
 use super::matrix::{run_matrix, Cell, Counts, FailureCase, MatrixSpec, Verdict, FAILURES_KEPT};
-use super::render::render_matrix;
 use crate::backend::stress::{page, Kind, Rng};
 use crate::backend::{open, Engine, NAMES};
 use cannery_codec::table::rules;
@@ -48,23 +46,6 @@ impl FuzzReport {
     /// The verdict as a result (skips fail unless allowed).
     pub fn verdict(&self) -> Result<(), Verdict> {
         self.counts.verdict(self.allow_skips)
-    }
-
-    /// The report as text: what was fuzzed, the matrix, the counts line.
-    pub fn render_text(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "fuzz {} against {}: {} pages (seed {}), table {}",
-            self.backend,
-            self.against.join(", "),
-            self.iterations,
-            self.seed,
-            self.table
-        );
-        out += &render_matrix(&self.matrix);
-        let _ = writeln!(out, "\nfuzz: {}", self.counts.line());
-        out
     }
 }
 

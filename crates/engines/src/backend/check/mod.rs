@@ -1,6 +1,7 @@
 //! The checks behind `cannery validate` and `cannery fuzz`: one page through
 //! one (compressor, decompressor) pair ([`pair`]), the matrix of every pair
-//! with its counts and verdict ([`matrix`]) and its text ([`render`]),
+//! with its counts and verdict ([`matrix`]; its text is
+//! `cannery_lab::engine_reports`'),
 //! `cannery validate`'s whole report ([`report`]), `cannery fuzz`'s
 //! batched run over generated pages ([`fuzz`]), and what the machine
 //! says about IAA and QAT devices ([`devices`]). Which
@@ -12,7 +13,6 @@ pub mod devices;
 pub mod fuzz;
 pub mod matrix;
 pub mod pair;
-pub mod render;
 pub mod report;
 
 pub use devices::{iaa_devices, qat_devices};
@@ -22,5 +22,4 @@ pub use pair::{
     check_pair, check_stream, reencode_canned, reencode_canned_with, PairOutcome, PairResult,
     Reencode, QPL_SW_TAIL,
 };
-pub use render::render_matrix;
 pub use report::{rule_results, validate, RuleResult, ValidationReport};

@@ -5,16 +5,12 @@
 //! other caller read the pages, open the backends and print; this module
 //! does neither.
 
-use std::fmt::Write;
-
 use serde::Serialize;
 
 use super::matrix::{run_matrix, Cell, Counts, FailureCase, MatrixSpec, Verdict};
-use super::render::render_matrix;
 use crate::backend::Engine;
 use cannery_codec::mode::Mode;
 use cannery_codec::table::Table;
-use cannery_codec::tabular::{Align, Grid, Style};
 
 /// A rule check of the table for one backend and direction.
 #[derive(Clone, Debug, Serialize)]
@@ -114,55 +110,6 @@ impl ValidationReport {
     pub fn verdict(&self) -> Result<(), Verdict> {
         self.counts.verdict(self.allow_skips)
     }
-
-    /// The report as text: table, backends (a table of their paths), rule
-    /// results (a table), the matrix and the counts line.
-    pub fn render_text(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "table {} ({}), corpus {}: {} pages",
-            self.table.id,
-            self.table.name.as_deref().unwrap_or("unnamed"),
-            self.corpus,
-            self.pages
-        );
-        let mut backends = Grid::new(&[
-            ("backend", Align::Left),
-            ("path", Align::Left),
-            ("why that path", Align::Left),
-        ]);
-        for b in &self.backends {
-            backends.row(vec![
-                b.name.to_string(),
-                b.path.to_string(),
-                b.path_note.clone().unwrap_or_else(|| "-".into()),
-            ]);
-        }
-        out += &backends.render(Style::Text);
-        let _ = writeln!(out, "\ncanned-mode table rules:");
-        let mut rules = Grid::new(&[
-            ("backend", Align::Left),
-            ("direction", Align::Left),
-            ("rule", Align::Left),
-            ("result", Align::Left),
-        ]);
-        for r in &self.rules {
-            rules.row(vec![
-                r.backend.clone(),
-                r.direction.to_string(),
-                r.rule.to_string(),
-                match &r.detail {
-                    None => "ok".to_string(),
-                    Some(d) => format!("BROKEN: {d}"),
-                },
-            ]);
-        }
-        out += &rules.render(Style::Text);
-        out += &render_matrix(&self.matrix);
-        let _ = writeln!(out, "\nvalidate: {}", self.counts.line());
-        out
-    }
 }
 
 /// Validates `table` on `pages` (labelled by `sources`) with every
@@ -219,7 +166,6 @@ pub fn validate<E>(
 mod tests {
     use super::*;
     use crate::backend::software::Software;
-    use cannery_codec::tabular::cells;
 
     #[test]
     fn the_software_backend_validates_the_kernel_table() {
@@ -243,27 +189,9 @@ mod tests {
             &mut |_, _| {},
         )
         .unwrap();
-        assert!(r.ok && r.verdict().is_ok(), "{}", r.render_text());
+        assert!(r.ok && r.verdict().is_ok(), "{:?}", r.counts);
         assert_eq!(r.pages, 3);
         assert!(r.rules.iter().all(|x| x.ok));
-        let text = r.render_text();
-        assert!(text.starts_with("table "), "{text}");
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(
-            cells(lines[1], Style::Text),
-            ["backend", "path", "why that path"]
-        );
-        assert_eq!(cells(lines[2], Style::Text)[..2], ["software", "software"]);
-        let rules = lines
-            .iter()
-            .position(|l| l.starts_with("canned-mode"))
-            .unwrap();
-        assert_eq!(
-            cells(lines[rules + 1], Style::Text),
-            ["backend", "direction", "rule", "result"]
-        );
-        assert_eq!(cells(lines[rules + 2], Style::Text).last(), Some(&"ok"));
-        assert!(text.contains("\nvalidate: "), "{text}");
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["ok"], true);
         assert_eq!(json["backends"][0]["name"], "software");

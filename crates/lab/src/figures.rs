@@ -27,7 +27,7 @@
 //! anything, and it does not model the allocator overhead of a real zswap
 //! pool (that is `cannery_zswap`'s pool ratio).
 
-use crate::constants::PAGE_SIZE;
+use cannery_codec::constants::PAGE_SIZE;
 
 /// Σ page bytes / Σ stored bytes for `pages` measured pages whose outputs
 /// total `bytes_out` bytes (incompressible pages at 4096); 0 when nothing
