@@ -14,6 +14,26 @@
 //! is denied everywhere except the canned decoder's fast loop
 //! (`decode/fast.rs`, checked against the safe reference loop by tests, a
 //! fuzz target and Miri).
+//!
+//! A page through the kernel's 2024 canned table and back:
+//!
+//! ```
+//! use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+//!
+//! let table = Table::kernel_2024();
+//! let page: Vec<u8> = (0..4096u32).map(|i| (i / 64) as u8).collect();
+//! let mut encoder = Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(&table))?;
+//! let mut stream = Vec::new();
+//! let Outcome::Compressed(n) = encoder.compress(&page, &mut stream)? else {
+//!     panic!("this page compresses");
+//! };
+//! assert!(n < 4096 / 4);
+//! let decoder = Decoder::new(Mode::Canned, Format::Iaa, Some(&table)).unwrap();
+//! let mut back = vec![0u8; 4096];
+//! assert_eq!(decoder.decompress(&stream, &mut back)?, 4096);
+//! assert_eq!(back, page);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
