@@ -16,8 +16,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use cannery_benches::{pages, PAGE_SIZE};
-use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
-use cannery_engines::batch::{BatchCompressor, BatchDecompressor, PageCompressor};
+use cannery_codec::{Level, Mode, Outcome, Table};
+use cannery_engines::backend::software::Software;
+use cannery_engines::batch::{BatchCompressor, BatchDecompressor, Bound};
+use cannery_engines::{Capabilities, Engine, EngineError};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 const BATCHES: [usize; 6] = [1, 2, 4, 8, 16, 32];
@@ -25,12 +27,16 @@ const ENGINES: [usize; 2] = [1, 2];
 /// Pages cycled through; a multiple of every batch size.
 const N: usize = 256;
 
-fn encoder(table: &Table) -> Encoder {
-    Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(table)).expect("kernel table encodes")
+/// Cannery's software engine, canned with `table` at the fast level.
+fn encoder(table: &Table) -> Bound<Software> {
+    let mut s = Software::with_level(Level::Fast);
+    s.prepare(Mode::Canned, Some(table))
+        .expect("kernel table encodes");
+    Bound::new(s, Mode::Canned, Some(table))
 }
 
-fn decoder(table: &Table) -> Decoder {
-    Decoder::new(Mode::Canned, Format::Iaa, Some(table)).expect("canned decoder")
+fn decoder(table: &Table) -> Bound<Software> {
+    encoder(table)
 }
 
 /// Scales a run of whole batches to the `iters` pages criterion asked for.
@@ -48,7 +54,7 @@ fn compress(c: &mut Criterion) {
     let mut i = 0;
     g.bench_function("plain", |b| {
         b.iter(|| {
-            let r = plain.compress(black_box(&pages[i % N]), &mut out);
+            let r = plain.compress_page(black_box(&pages[i % N]), &mut out);
             i += 1;
             black_box(r)
         })
@@ -88,7 +94,7 @@ fn decompress(c: &mut Criterion) {
     let mut compressed = Vec::new();
     for p in &pages {
         let mut out = Vec::new();
-        if let Ok(Outcome::Compressed(n)) = enc.compress(p, &mut out) {
+        if let Ok(Outcome::Compressed(n)) = enc.compress_page(p, &mut out) {
             out.truncate(n);
             compressed.push(out);
         }
@@ -100,12 +106,12 @@ fn decompress(c: &mut Criterion) {
         .collect();
     let mut g = c.benchmark_group("batch/decompress");
 
-    let plain = decoder(&table);
+    let mut plain = decoder(&table);
     let mut page = vec![0u8; PAGE_SIZE];
     let mut i = 0;
     g.bench_function("plain", |b| {
         b.iter(|| {
-            let r = plain.decompress(black_box(streams[i % N]), &mut page);
+            let r = plain.decompress_page(black_box(streams[i % N]), &mut page);
             i += 1;
             black_box(r)
         })
@@ -145,9 +151,7 @@ fn handoff(c: &mut Criterion) {
     let mut g = c.benchmark_group("batch/handoff");
     for engines in ENGINES {
         for batch in [1, 8, 32] {
-            let mut bc =
-                BatchCompressor::new(batch, (0..engines).map(|_| Spin(Duration::ZERO)).collect())
-                    .expect("batch");
+            let mut bc = BatchCompressor::new(batch, spin(engines, Duration::ZERO)).expect("batch");
             let mut k = 0;
             g.bench_with_input(
                 BenchmarkId::new(format!("engines{engines}"), batch),
@@ -176,13 +180,39 @@ fn handoff(c: &mut Criterion) {
 /// worker is what a batch of two units on two engines takes beyond one.
 struct Spin(Duration);
 
-impl PageCompressor for Spin {
-    type Error = std::convert::Infallible;
-    fn compress_page(
+/// `n` spinning engines, each `unit` a unit.
+fn spin(n: usize, unit: Duration) -> Vec<Bound<Spin>> {
+    (0..n)
+        .map(|_| Bound::new(Spin(unit), Mode::Fixed, None))
+        .collect()
+}
+
+impl Engine for Spin {
+    fn name(&self) -> &'static str {
+        "spin"
+    }
+
+    fn capabilities(&self) -> &Capabilities {
+        Capabilities::unchecked()
+    }
+
+    fn decompress(
         &mut self,
+        _: Mode,
+        _: Option<&Table>,
+        _: &[u8],
+        _: &mut [u8],
+    ) -> Result<usize, EngineError> {
+        unreachable!("only compresses")
+    }
+
+    fn compress(
+        &mut self,
+        _: Mode,
+        _: Option<&Table>,
         unit: &[u8],
         out: &mut Vec<u8>,
-    ) -> Result<Outcome, std::convert::Infallible> {
+    ) -> Result<Outcome, EngineError> {
         if !self.0.is_zero() {
             let start = Instant::now();
             while start.elapsed() < self.0 {
@@ -205,8 +235,7 @@ fn round_trip(c: &mut Criterion) {
     let page = vec![1u8; PAGE_SIZE];
     let mut g = c.benchmark_group("batch/round-trip");
     for (name, engines, units) in [("plain", 1, 1), ("engines1", 1, 2), ("engines2", 2, 2)] {
-        let mut bc =
-            BatchCompressor::new(units, (0..engines).map(|_| Spin(UNIT)).collect()).expect("batch");
+        let mut bc = BatchCompressor::new(units, spin(engines, UNIT)).expect("batch");
         g.bench_function(format!("spin-3us/{name}"), |b| {
             b.iter(|| {
                 black_box(

@@ -65,6 +65,20 @@ fn mode_names<S: serde::Serializer>(modes: &[Mode], s: S) -> Result<S::Ok, S::Er
 }
 
 impl Capabilities {
+    /// Every mode both ways, on the software path, with no table rules:
+    /// what an engine declares that checks nothing itself (test engines).
+    pub fn unchecked() -> &'static Capabilities {
+        static ANY: std::sync::LazyLock<Capabilities> = std::sync::LazyLock::new(|| Capabilities {
+            compress: ALL_MODES.to_vec(),
+            decompress: ALL_MODES.to_vec(),
+            path: ExecPath::Software,
+            path_note: None,
+            canned_compress_rules: &[],
+            canned_decompress_rules: &[],
+        });
+        &ANY
+    }
+
     /// True if it compresses in `mode`.
     pub fn can_compress(&self, mode: Mode) -> bool {
         self.compress.contains(&mode)

@@ -27,7 +27,5 @@ pub mod isal;
 #[cfg(feature = "reference")]
 pub mod peer;
 
-pub use batch::{
-    BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor, UnitStatus,
-};
+pub use batch::{BatchCompressor, BatchDecompressor, BatchError, Bound, UnitStatus};
 pub use engine::{Capabilities, Engine, EngineError, ExecPath};

@@ -249,8 +249,7 @@ fn software_backend_keeps_no_state_between_pages() {
 #[test]
 fn reference_backends_run_as_batch_lanes() {
     use cannery_engines::backend::reference::Reference;
-    use cannery_engines::backend::ModeBound;
-    use cannery_engines::batch::BatchDecompressor;
+    use cannery_engines::batch::{BatchDecompressor, Bound};
     let t = Table::kernel_2024();
     let ps = pages();
     let mut sw = backend::open("software").unwrap();
@@ -267,11 +266,7 @@ fn reference_backends_run_as_batch_lanes() {
         }
     }
     let lanes = (0..2)
-        .map(|_| ModeBound {
-            backend: Reference::zlib(6),
-            mode: Mode::Canned,
-            table: Some(t.clone()),
-        })
+        .map(|_| Bound::new(Reference::zlib(6), Mode::Canned, Some(&t)))
         .collect();
     let mut batch = BatchDecompressor::new(8, lanes).unwrap();
     let mut out = vec![0u8; 8 * 4096];

@@ -9,17 +9,16 @@
 //! (benches/tests/no_alloc.rs in the `cannery-benches` package).
 
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::{
-    DecodeError, Decoder, EncodeError, Encoder, Format, Level, Mode, Outcome, Table,
-};
+use cannery_codec::{Format, Level, Mode, Outcome};
+use cannery_engines::backend::software::Software;
 use cannery_engines::batch::{
-    BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor, UnitStatus,
-    MAX_BATCH_SIZE,
+    BatchCompressor, BatchDecompressor, BatchError, Bound, UnitStatus, MAX_BATCH_SIZE,
 };
+use cannery_engines::{Engine, EngineError};
 use proptest::prelude::*;
 
 mod common;
-use common::{on_worker, wait_until};
+use common::{hooked, on_worker, software, wait_until};
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
@@ -86,21 +85,24 @@ const CONFIGS: [(Mode, Format); 4] = [
     (Mode::Canned, Format::Deflate),
 ];
 
-fn encoder(mode: Mode, format: Format, level: Level) -> Option<Encoder> {
-    Encoder::new(mode, format, level, Some(&Table::kernel_2024())).ok()
+fn encoder(mode: Mode, format: Format, level: Level) -> Option<Bound<Software>> {
+    software(mode, format, level)
 }
 
-fn decoder(mode: Mode, format: Format) -> Decoder {
-    Decoder::new(mode, format, Some(&Table::kernel_2024())).unwrap()
+fn decoder(mode: Mode, format: Format) -> Bound<Software> {
+    software(mode, format, Level::Default).expect("the kernel's table decodes")
 }
 
 /// The plain single-page results.
-fn single(enc: &mut Encoder, pages: &[Vec<u8>]) -> Vec<(Result<Outcome, EncodeError>, Vec<u8>)> {
+fn single(
+    enc: &mut Bound<Software>,
+    pages: &[Vec<u8>],
+) -> Vec<(Result<Outcome, EngineError>, Vec<u8>)> {
     pages
         .iter()
         .map(|p| {
             let mut out = Vec::new();
-            let r = enc.compress(p, &mut out);
+            let r = enc.compress_page(p, &mut out);
             (r, out)
         })
         .collect()
@@ -108,8 +110,8 @@ fn single(enc: &mut Encoder, pages: &[Vec<u8>]) -> Vec<(Result<Outcome, EncodeEr
 
 /// Asserts a batch result equals the single-page results unit by unit.
 fn assert_same(
-    batch: &cannery_engines::batch::CompressedBatch<'_, Encoder>,
-    want: &[(Result<Outcome, EncodeError>, Vec<u8>)],
+    batch: &cannery_engines::batch::CompressedBatch<'_, Software>,
+    want: &[(Result<Outcome, EngineError>, Vec<u8>)],
 ) {
     assert_eq!(batch.len(), want.len());
     for (i, (r, bytes)) in want.iter().enumerate() {
@@ -179,32 +181,21 @@ proptest! {
     }
 }
 
-/// An encoder that fails on units starting with 0xEE (to test error isolation
-/// with a codec error that is not an input-size error).
-struct Picky(Encoder);
-
-#[derive(Debug, PartialEq, Eq)]
-enum PickyError {
-    Refused,
-    Encode(EncodeError),
-}
-
-impl std::fmt::Display for PickyError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PickyError::Refused => f.write_str("unit starts with 0xee"),
-            PickyError::Encode(e) => e.fmt(f),
-        }
-    }
-}
-
-impl PageCompressor for Picky {
-    type Error = PickyError;
-    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, PickyError> {
+/// An engine that refuses units starting with 0xEE (to test error
+/// isolation with an engine error that is not an input-size error).
+fn picky() -> Bound<impl Engine + Send + 'static> {
+    hooked(Mode::Canned, Format::Iaa, Level::Fast, |unit: &[u8]| {
         if unit.first() == Some(&0xEE) {
-            return Err(PickyError::Refused);
+            return Err(refused());
         }
-        self.0.compress(unit, out).map_err(PickyError::Encode)
+        Ok(())
+    })
+}
+
+fn refused() -> EngineError {
+    EngineError::Rejected {
+        backend: "picky",
+        message: "unit starts with 0xee".into(),
     }
 }
 
@@ -229,24 +220,20 @@ fn failures_and_incompressible_units_do_not_disturb_neighbours() {
 
     let mut plain = encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
     for engines in 1..=4 {
-        let codecs = (0..engines)
-            .map(|_| Picky(encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap()))
-            .collect();
+        let codecs = (0..engines).map(|_| picky()).collect();
         let mut b = BatchCompressor::new(8, codecs).unwrap();
         let r = b.compress(units).unwrap();
         assert_eq!(r.len(), 7);
         assert_eq!(r.status(1), &UnitStatus::Incompressible, "random page");
         assert_eq!(
             r.status(3),
-            &UnitStatus::Failed(PickyError::Encode(EncodeError::InputTooLarge {
-                len: PAGE_SIZE + 1
-            }))
+            &UnitStatus::Failed(EngineError::InputTooLarge { len: PAGE_SIZE + 1 })
         );
-        assert_eq!(r.status(4), &UnitStatus::Failed(PickyError::Refused));
+        assert_eq!(r.status(4), &UnitStatus::Failed(refused()));
         assert!(!r.all_compressed());
         for i in [0, 2, 5, 6] {
             let mut out = Vec::new();
-            let Outcome::Compressed(n) = plain.compress(units[i], &mut out).unwrap() else {
+            let Outcome::Compressed(n) = plain.compress_page(units[i], &mut out).unwrap() else {
                 panic!("unit {i} should compress");
             };
             assert_eq!(
@@ -265,9 +252,9 @@ fn corrupt_streams_do_not_disturb_neighbours_on_decompress() {
     let text = page(2, 11);
     let zero = page(1, 12);
     let short = page(4, 13);
-    let compress = |enc: &mut Encoder, p: &[u8]| {
+    let compress = |enc: &mut Bound<Software>, p: &[u8]| {
         let mut out = Vec::new();
-        match enc.compress(p, &mut out).unwrap() {
+        match enc.compress_page(p, &mut out).unwrap() {
             Outcome::Compressed(n) => out[..n].to_vec(),
             Outcome::Incompressible => panic!("test page should compress"),
         }
@@ -299,7 +286,7 @@ fn corrupt_streams_do_not_disturb_neighbours_on_decompress() {
         None,
         Some(&text),
     ];
-    let plain = decoder(Mode::Canned, Format::Iaa);
+    let mut plain = decoder(Mode::Canned, Format::Iaa);
     for engines in 1..=3 {
         let codecs = (0..engines)
             .map(|_| decoder(Mode::Canned, Format::Iaa))
@@ -310,7 +297,7 @@ fn corrupt_streams_do_not_disturb_neighbours_on_decompress() {
         assert!(!r.all_ok());
         for (i, s) in streams.iter().enumerate() {
             let mut single = vec![0u8; PAGE_SIZE];
-            let expected: Result<usize, DecodeError> = plain.decompress(s, &mut single);
+            let expected: Result<usize, EngineError> = plain.decompress_page(s, &mut single);
             assert_eq!(
                 r.status(i),
                 expected.as_ref().copied(),
@@ -378,7 +365,7 @@ fn batch_size_bounds_have_clear_errors() {
         assert_eq!(e.unwrap_err(), BatchError::BatchSize(bad));
     }
     assert_eq!(
-        BatchCompressor::<Encoder>::new(8, vec![]).unwrap_err(),
+        BatchCompressor::<Software>::new(8, vec![]).unwrap_err(),
         BatchError::NoEngines
     );
 
@@ -417,39 +404,23 @@ fn batch_size_bounds_have_clear_errors() {
     assert_eq!(r.iter().collect::<Vec<_>>(), vec![Ok(0), Ok(0)]);
 }
 
-/// An encoder that sleeps 300 us on units whose last byte is a multiple of
-/// 5, whichever engine does them, so the split between engines varies.
-struct Sleepy(Encoder);
-
-impl PageCompressor for Sleepy {
-    type Error = EncodeError;
-    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, EncodeError> {
+/// An engine that sleeps 300 us on units (and streams) whose last byte is
+/// a multiple of 5, whichever engine does them, so the split between
+/// engines varies.
+fn sleepy() -> Bound<impl Engine + Send + 'static> {
+    hooked(Mode::Canned, Format::Iaa, Level::Fast, |unit: &[u8]| {
         if unit.last().is_some_and(|b| b % 5 == 0) {
             std::thread::sleep(Duration::from_micros(300));
         }
-        self.0.compress(unit, out)
-    }
-}
-
-/// The decoding side of [`Sleepy`]: sleeps on streams whose last byte is a
-/// multiple of 5.
-struct SleepyDecoder(Decoder);
-
-impl PageDecompressor for SleepyDecoder {
-    type Error = DecodeError;
-    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
-        if data.last().is_some_and(|b| b % 5 == 0) {
-            std::thread::sleep(Duration::from_micros(300));
-        }
-        self.0.decompress(data, out)
-    }
+        Ok(())
+    })
 }
 
 /// Asserts a batch result equals the single-page results, for any codec
 /// with the encoder's error type.
-fn assert_same_as<C: PageCompressor<Error = EncodeError>>(
+fn assert_same_as<C: Engine + Send + 'static>(
     batch: &cannery_engines::batch::CompressedBatch<'_, C>,
-    want: &[(Result<Outcome, EncodeError>, Vec<u8>)],
+    want: &[(Result<Outcome, EngineError>, Vec<u8>)],
     what: &str,
 ) {
     assert_eq!(batch.len(), want.len(), "{what}");
@@ -482,15 +453,11 @@ fn consecutive_batches_of_varying_sizes_equal_the_plain_calls() {
         rng % m
     };
     let mut plain = encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
-    let plain_dec = decoder(Mode::Canned, Format::Iaa);
+    let mut plain_dec = decoder(Mode::Canned, Format::Iaa);
     for engines in [2, 3] {
-        let codecs = (0..engines)
-            .map(|_| Sleepy(encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap()))
-            .collect();
+        let codecs = (0..engines).map(|_| sleepy()).collect();
         let mut b = BatchCompressor::new(MAX_BATCH_SIZE, codecs).unwrap();
-        let decoders = (0..engines)
-            .map(|_| SleepyDecoder(decoder(Mode::Canned, Format::Iaa)))
-            .collect();
+        let decoders = (0..engines).map(|_| sleepy()).collect();
         let mut d = BatchDecompressor::new(MAX_BATCH_SIZE, decoders).unwrap();
         let mut out = vec![0u8; MAX_BATCH_SIZE * PAGE_SIZE];
         for round in 0..300 {
@@ -533,7 +500,7 @@ fn consecutive_batches_of_varying_sizes_equal_the_plain_calls() {
             assert_eq!(r.len(), n, "{what}");
             for (i, s) in streams.iter().enumerate() {
                 let mut one = vec![0u8; PAGE_SIZE];
-                let expected = plain_dec.decompress(s, &mut one);
+                let expected = plain_dec.decompress_page(s, &mut one);
                 assert_eq!(r.status(i), expected.as_ref().copied(), "{what} stream {i}");
                 if let Ok(len) = expected {
                     let slot = &out[i * PAGE_SIZE..i * PAGE_SIZE + len];
@@ -559,30 +526,31 @@ struct GateState {
 /// on a worker, it gets stuck until the gate opens; on engine 0, it waits
 /// until a worker is stuck, has a timer open the gate 50 ms later, and
 /// panics. Other units: the plain encoder.
-struct Gate(Encoder, Arc<GateState>);
-
-impl PageCompressor for Gate {
-    type Error = EncodeError;
-    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, EncodeError> {
-        let st = &self.1;
-        if unit.first() == Some(&0xB0) {
-            if on_worker() {
-                st.worker_stuck.store(true, SeqCst);
-                wait_until("the gate opens", || st.open.load(SeqCst));
-                std::thread::sleep(Duration::from_millis(5));
-                st.released.store(true, SeqCst);
-            } else {
-                wait_until("a worker is stuck", || st.worker_stuck.load(SeqCst));
-                let timer = st.clone();
-                std::thread::spawn(move || {
-                    std::thread::sleep(Duration::from_millis(50));
-                    timer.open.store(true, SeqCst);
-                });
-                panic!("engine 0 gives up on this call");
+fn gate(st: Arc<GateState>) -> Bound<impl Engine + Send + 'static> {
+    hooked(
+        Mode::Canned,
+        Format::Iaa,
+        Level::Fast,
+        move |unit: &[u8]| {
+            if unit.first() == Some(&0xB0) {
+                if on_worker() {
+                    st.worker_stuck.store(true, SeqCst);
+                    wait_until("the gate opens", || st.open.load(SeqCst));
+                    std::thread::sleep(Duration::from_millis(5));
+                    st.released.store(true, SeqCst);
+                } else {
+                    wait_until("a worker is stuck", || st.worker_stuck.load(SeqCst));
+                    let timer = st.clone();
+                    std::thread::spawn(move || {
+                        std::thread::sleep(Duration::from_millis(50));
+                        timer.open.store(true, SeqCst);
+                    });
+                    panic!("engine 0 gives up on this call");
+                }
             }
-        }
-        self.0.compress(unit, out)
-    }
+            Ok(())
+        },
+    )
 }
 
 /// Engine 0's codec panicking in a call while a worker is in the middle of
@@ -595,7 +563,7 @@ fn a_panic_in_the_caller_waits_for_the_workers_then_the_object_works_on() {
     let mut plain = enc();
     for engines in [2, 3] {
         let st = Arc::new(GateState::default());
-        let codecs = (0..engines).map(|_| Gate(enc(), st.clone())).collect();
+        let codecs = (0..engines).map(|_| gate(st.clone())).collect();
         let mut b = BatchCompressor::new(8, codecs).unwrap();
 
         // Two units: worker 1 takes the top one and gets stuck in it, the
@@ -621,25 +589,4 @@ fn a_panic_in_the_caller_waits_for_the_workers_then_the_object_works_on() {
             assert_same_as(&r, &want, &format!("engines {engines}, round {round}"));
         }
     }
-}
-
-/// Decoder as a [`PageDecompressor`] equals [`Decoder::decompress`].
-#[test]
-fn traits_are_the_plain_calls() {
-    let mut enc = encoder(Mode::Dynamic, Format::Deflate, Level::Default).unwrap();
-    let p = page(2, 77);
-    let mut a = Vec::new();
-    let mut b = Vec::new();
-    let ra = enc.compress(&p, &mut a);
-    let rb = enc.compress_page(&p, &mut b);
-    assert_eq!(ra, rb);
-    assert_eq!(a, b);
-    let mut dec = decoder(Mode::Dynamic, Format::Deflate);
-    let mut o1 = vec![0; PAGE_SIZE];
-    let mut o2 = vec![0; PAGE_SIZE];
-    assert_eq!(
-        dec.decompress(&a, &mut o1),
-        dec.decompress_page(&a, &mut o2)
-    );
-    assert_eq!(o1, o2);
 }

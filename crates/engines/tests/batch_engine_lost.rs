@@ -4,22 +4,17 @@
 //! that same error. The rest of the batch tests are in `batch.rs`.
 
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::{DecodeError, Decoder, Format, Mode, Outcome, Table};
-use cannery_engines::batch::{
-    BatchCompressor, BatchDecompressor, BatchError, PageCompressor, PageDecompressor,
-};
+use cannery_codec::{Format, Level, Mode};
+use cannery_engines::batch::{BatchCompressor, BatchDecompressor, BatchError, Bound};
+use cannery_engines::Engine;
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::Arc;
 
 mod common;
-use common::{on_worker, wait_until};
+use common::{hooked, on_worker, wait_until};
 
-fn decoder(mode: Mode, format: Format) -> Decoder {
-    Decoder::new(mode, format, Some(&Table::kernel_2024())).unwrap()
-}
-
-/// What the [`Panicky`] codecs of one batch object share.
+/// What the [`panicky`] engines of one batch object share.
 #[derive(Default)]
 struct PanickyState {
     /// Units a worker has compressed.
@@ -28,40 +23,39 @@ struct PanickyState {
     worker_panicked: AtomicBool,
 }
 
-/// A compressor whose workers panic on units starting with 0xFF. Which
+/// An engine whose workers panic on units starting with 0xFF. Which
 /// engine claims which unit depends on timing, so engine 0 (which must not
 /// panic: its panic would reach the test) waits on 0xFF units until a worker
 /// has panicked, and on other units until a worker has done a unit: a worker
 /// always takes part, and always meets a 0xFF unit of a call made of them.
-struct Panicky(Arc<PanickyState>);
-
-impl PageCompressor for Panicky {
-    type Error = String;
-    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, String> {
-        let bad = unit.first() == Some(&0xFF);
-        let st = &self.0;
-        if on_worker() {
-            if bad {
-                st.worker_panicked.store(true, SeqCst);
-                panic!("test codec refuses 0xff");
+fn panicky(st: Arc<PanickyState>) -> Bound<impl Engine + Send + 'static> {
+    hooked(
+        Mode::Fixed,
+        Format::Deflate,
+        Level::Fast,
+        move |unit: &[u8]| {
+            let bad = unit.first() == Some(&0xFF);
+            if on_worker() {
+                if bad {
+                    st.worker_panicked.store(true, SeqCst);
+                    panic!("test engine refuses 0xff");
+                }
+                st.worker_units.fetch_add(1, SeqCst);
+            } else if bad {
+                wait_until("a worker panics", || st.worker_panicked.load(SeqCst));
+            } else {
+                wait_until("a worker does a unit", || st.worker_units.load(SeqCst) > 0);
             }
-            st.worker_units.fetch_add(1, SeqCst);
-        } else if bad {
-            wait_until("a worker panics", || st.worker_panicked.load(SeqCst));
-        } else {
-            wait_until("a worker does a unit", || st.worker_units.load(SeqCst) > 0);
-        }
-        out.clear();
-        out.push(1);
-        Ok(Outcome::Compressed(1))
-    }
+            Ok(())
+        },
+    )
 }
 
 #[test]
 fn a_dead_engine_is_a_typed_error_not_a_hang() {
     for engines in [2, 3] {
         let st = Arc::new(PanickyState::default());
-        let codecs = (0..engines).map(|_| Panicky(st.clone())).collect();
+        let codecs = (0..engines).map(|_| panicky(st.clone())).collect();
         let mut b = BatchCompressor::new(4, codecs).unwrap();
         let ok = [1u8; 8];
         let bad = [0xFFu8; 8];
@@ -79,32 +73,31 @@ fn a_dead_engine_is_a_typed_error_not_a_hang() {
     }
 }
 
-/// A decompressor whose workers panic on every stream; once armed, engine 0
+/// An engine whose workers panic (decompressing) on every stream; once armed, engine 0
 /// waits for that before it decodes, so a worker always claims a stream and
 /// dies.
-struct PanickyDecoder(Decoder, Arc<PanickyState>);
-
-impl PageDecompressor for PanickyDecoder {
-    type Error = DecodeError;
-    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
-        let st = &self.1;
-        if on_worker() {
-            st.worker_panicked.store(true, SeqCst);
-            panic!("test decoder gives up");
-        }
-        if st.worker_units.load(SeqCst) > 0 {
-            wait_until("a worker panics", || st.worker_panicked.load(SeqCst));
-        }
-        self.0.decompress(data, out)
-    }
+fn panicky_decoder(st: Arc<PanickyState>) -> Bound<impl Engine + Send + 'static> {
+    hooked(
+        Mode::Fixed,
+        Format::Deflate,
+        Level::Fast,
+        move |_: &[u8]| {
+            if on_worker() {
+                st.worker_panicked.store(true, SeqCst);
+                panic!("test engine gives up");
+            }
+            if st.worker_units.load(SeqCst) > 0 {
+                wait_until("a worker panics", || st.worker_panicked.load(SeqCst));
+            }
+            Ok(())
+        },
+    )
 }
 
 #[test]
 fn a_dead_decompression_engine_is_a_typed_error_not_a_hang() {
     let st = Arc::new(PanickyState::default());
-    let codecs = (0..2)
-        .map(|_| PanickyDecoder(decoder(Mode::Fixed, Format::Deflate), st.clone()))
-        .collect();
+    let codecs = (0..2).map(|_| panicky_decoder(st.clone())).collect();
     let mut d = BatchDecompressor::new(4, codecs).unwrap();
     let mut out = vec![0u8; 4 * PAGE_SIZE];
     // One stream stays with engine 0: no worker is involved.

@@ -1,8 +1,7 @@
 //! cannery-zswap: a model of zswap storing and loading 4 KiB pages, driven
 //! through the batch path of `cannery_engines::batch`, so any
-//! [`PageCompressor`](cannery_engines::batch::PageCompressor) /
-//! [`PageDecompressor`](cannery_engines::batch::PageDecompressor) pair can be
-//! measured for pool size, effective ratio, rejected pages and per-page
+//! [`Engine`](cannery_engines::Engine) (bound to a mode and table,
+//! [`Bound`](cannery_engines::Bound)) can be measured for pool size, effective ratio, rejected pages and per-page
 //! store/load latency. This is where the policy `cannery_engines::batch`
 //! leaves out lives: what to do with incompressible and same-filled pages,
 //! and where stored pages go.

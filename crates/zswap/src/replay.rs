@@ -12,9 +12,9 @@ use std::time::Instant;
 use cannery_capture::same_filled;
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_engines::batch::{
-    BatchCompressor, BatchDecompressor, PageCompressor, PageDecompressor, UnitStatus,
-    MAX_BATCH_SIZE,
+    BatchCompressor, BatchDecompressor, Bound, UnitStatus, MAX_BATCH_SIZE,
 };
+use cannery_engines::Engine;
 use cannery_lab::figures::{self, percentile};
 
 use crate::folio::{folios, FolioSize};
@@ -88,12 +88,12 @@ fn record(samples: &mut Vec<u64>, ns: u128, n: usize) {
 pub fn run<C, D>(
     corpus: &[u8],
     cfg: RunConfig,
-    compressors: Vec<C>,
-    decompressors: Vec<D>,
+    compressors: Vec<Bound<C>>,
+    decompressors: Vec<Bound<D>>,
 ) -> Result<RunReport, Error>
 where
-    C: PageCompressor,
-    D: PageDecompressor,
+    C: Engine + Send + 'static,
+    D: Engine + Send + 'static,
 {
     let mut bc = BatchCompressor::new(cfg.compress_batch, compressors)?;
     let mut bd = BatchDecompressor::new(cfg.decompress_batch, decompressors)?;
@@ -312,20 +312,49 @@ mod tests {
 #[cfg(test)]
 mod run_tests {
     use super::*;
-    use cannery_codec::{DecodeError, Decoder, Encoder, Format, Level, Mode};
+    use cannery_codec::{Format, Level, Mode, Outcome, Table};
+    use cannery_engines::backend::software::Software;
+    use cannery_engines::{Capabilities, EngineError};
 
     /// Decodes correctly, then flips a bit of the page.
-    struct Corrupting(Decoder);
+    struct Corrupting(Software);
 
-    impl PageDecompressor for Corrupting {
-        type Error = DecodeError;
-        fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
-            let n = self.0.decompress(data, out)?;
+    impl Engine for Corrupting {
+        fn name(&self) -> &'static str {
+            "corrupting"
+        }
+
+        fn capabilities(&self) -> &Capabilities {
+            self.0.capabilities()
+        }
+
+        fn compress(
+            &mut self,
+            mode: Mode,
+            table: Option<&Table>,
+            page: &[u8],
+            out: &mut Vec<u8>,
+        ) -> Result<Outcome, EngineError> {
+            self.0.compress(mode, table, page, out)
+        }
+
+        fn decompress(
+            &mut self,
+            mode: Mode,
+            table: Option<&Table>,
+            data: &[u8],
+            out: &mut [u8],
+        ) -> Result<usize, EngineError> {
+            let n = self.0.decompress(mode, table, data, out)?;
             if n > 0 {
                 out[n / 2] ^= 1;
             }
             Ok(n)
         }
+    }
+
+    fn fixed() -> Bound<Software> {
+        Software::bound(Mode::Fixed, Format::Deflate, Level::Fast, None).unwrap()
     }
 
     fn corpus() -> Vec<u8> {
@@ -350,27 +379,23 @@ mod run_tests {
         }
     }
 
-    fn encoders() -> Vec<Encoder> {
-        (0..2)
-            .map(|_| Encoder::new(Mode::Fixed, Format::Deflate, Level::Fast, None).unwrap())
-            .collect()
+    fn corrupting() -> Bound<Corrupting> {
+        let s = Software::with_format(Level::Fast, Format::Deflate);
+        Bound::new(Corrupting(s), Mode::Fixed, None)
+    }
+
+    fn encoders() -> Vec<Bound<Software>> {
+        (0..2).map(|_| fixed()).collect()
     }
 
     #[test]
     fn loads_are_verified_and_mismatches_counted() {
         let c = corpus();
-        let dec = || Decoder::new(Mode::Fixed, Format::Deflate, None).unwrap();
-        let good = run(&c, cfg(), encoders(), vec![dec(), dec()]).unwrap();
+        let good = run(&c, cfg(), encoders(), vec![fixed(), fixed()]).unwrap();
         assert_eq!(good.mismatches, 0);
         assert_eq!(good.compressed_pages, 4);
         assert_eq!(good.same_filled_pages, 1);
-        let bad = run(
-            &c,
-            cfg(),
-            encoders(),
-            vec![Corrupting(dec()), Corrupting(dec())],
-        )
-        .unwrap();
+        let bad = run(&c, cfg(), encoders(), vec![corrupting(), corrupting()]).unwrap();
         // Every compressed page is caught; the same-filled one is not decoded.
         assert_eq!(bad.mismatches, 4);
         assert_eq!(bad.pool_bytes, good.pool_bytes);
@@ -379,10 +404,9 @@ mod run_tests {
     #[test]
     fn batch_settings_are_checked_by_the_batch_path() {
         let c = corpus();
-        let dec = || Decoder::new(Mode::Fixed, Format::Deflate, None).unwrap();
         let mut bad = cfg();
         bad.compress_batch = 33;
-        let err = run(&c, bad, encoders(), vec![dec()]).unwrap_err();
+        let err = run(&c, bad, encoders(), vec![fixed()]).unwrap_err();
         assert!(matches!(
             err,
             Error::Batch(cannery_engines::batch::BatchError::BatchSize(33))

@@ -3,7 +3,8 @@
 //! cannery's encoder and decoder in a mode, or a peer compressor. What
 //! `cannery zswap-sim` runs; [`crate::run`] is one run of it.
 
-use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Table};
+use cannery_codec::{Format, Level, Mode, Table};
+use cannery_engines::backend::software::Software;
 use cannery_engines::peer::{Peer, PeerKind};
 
 use crate::replay::{run, Policy, RunConfig};
@@ -74,20 +75,18 @@ pub fn sweep(
                     table,
                 } => {
                     let t = table.as_deref();
-                    let enc = (0..n)
-                        .map(|_| Encoder::new(*mode, *format, *level, t))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(|e| setup("encoder", e.to_string()))?;
-                    let dec = (0..n)
-                        .map(|_| Decoder::new(*mode, *format, t))
-                        .collect::<Option<Vec<_>>>()
-                        .ok_or_else(|| setup("decoder", "canned mode needs a table".into()))?;
-                    run(corpus, cfg, enc, dec)
+                    let engines = || {
+                        (0..n)
+                            .map(|_| Software::bound(*mode, *format, *level, t))
+                            .collect::<Result<Vec<_>, _>>()
+                            .map_err(|e| setup("encoder", e.to_string()))
+                    };
+                    run(corpus, cfg, engines()?, engines()?)
                 }
                 SweepCodec::Peer(kind) => {
                     let peers = || {
                         (0..n)
-                            .map(|_| Peer::new(kind.clone(), None))
+                            .map(|_| Peer::new(kind.clone(), None).map(Peer::bound))
                             .collect::<Result<Vec<_>, _>>()
                             .map_err(|e| setup(&kind.to_string(), e.to_string()))
                     };

@@ -4,7 +4,9 @@
 //! both incompressible-page policies, and the report serializes.
 
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::{Decoder, Encoder, Format, Level, Mode, Outcome, Table};
+use cannery_codec::{Encoder, Format, Level, Mode, Outcome, Table};
+use cannery_engines::backend::software::Software;
+use cannery_engines::Bound;
 use cannery_zswap::{run, FolioSize, Policy, Pool, Report, RunConfig, Zsmalloc};
 
 /// An incompressible page (the codec's seeded stress generator).
@@ -34,14 +36,15 @@ fn table() -> Table {
     Table::builtin("kernel-2024").expect("built-in table")
 }
 
-fn codecs(t: &Table, engines: usize) -> (Vec<Encoder>, Vec<Decoder>) {
-    let enc = (0..engines)
-        .map(|_| Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(t)).unwrap())
-        .collect();
-    let dec = (0..engines)
-        .map(|_| Decoder::new(Mode::Canned, Format::Iaa, Some(t)).unwrap())
-        .collect();
-    (enc, dec)
+/// Cannery's software engine, canned with `t` at the fast level, for
+/// each engine: the compressing and the decompressing lanes.
+fn codecs(t: &Table, engines: usize) -> (Vec<Bound<Software>>, Vec<Bound<Software>>) {
+    let lanes = || {
+        (0..engines)
+            .map(|_| Software::bound(Mode::Canned, Format::Iaa, Level::Fast, Some(t)).unwrap())
+            .collect()
+    };
+    (lanes(), lanes())
 }
 
 /// What one page should cost, by an independent encoder: `None` when

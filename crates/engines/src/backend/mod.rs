@@ -24,7 +24,7 @@
 //!
 //! This module does not pick a "best" backend, retry, or run anything in
 //! parallel; many pages at once go through [`crate::batch`] (with
-//! [`ModeBound`]). The checks `cannery validate` runs over these backends
+//! [`crate::batch::Bound`]). The checks `cannery validate` runs over these backends
 //! are in [`check`]; what this build and machine offer is [`survey`].
 
 pub mod check;
@@ -46,7 +46,6 @@ pub(crate) use crate::engine::{check_page, outcome_of, ALL_MODES};
 pub use crate::engine::{Capabilities, Direction, Engine, EngineError, ExecPath};
 
 use cannery_codec::bitio::BitWriter;
-use cannery_codec::encode::Outcome;
 use cannery_codec::mode::Mode;
 use cannery_codec::table::Table;
 
@@ -94,38 +93,6 @@ impl LibraryCounts {
         for (a, b) in self.dist.iter_mut().zip(&other.dist) {
             *a += b;
         }
-    }
-}
-
-/// A backend bound to one mode and table: the page interface of the batch
-/// path ([`crate::batch`]), so any `Send` backend (software and the
-/// reference libraries; not the FFI ones, whose handles stay on one thread)
-/// can run as a batch lane.
-#[derive(Debug)]
-pub struct ModeBound<B> {
-    /// The backend.
-    pub backend: B,
-    /// The mode of every page.
-    pub mode: Mode,
-    /// The table, for canned mode.
-    pub table: Option<Table>,
-}
-
-impl<B: Engine + Send + 'static> crate::batch::PageCompressor for ModeBound<B> {
-    type Error = EngineError;
-
-    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, EngineError> {
-        self.backend
-            .compress(self.mode, self.table.as_ref(), unit, out)
-    }
-}
-
-impl<B: Engine + Send + 'static> crate::batch::PageDecompressor for ModeBound<B> {
-    type Error = EngineError;
-
-    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, EngineError> {
-        self.backend
-            .decompress(self.mode, self.table.as_ref(), data, out)
     }
 }
 

@@ -64,10 +64,36 @@ impl Software {
         }
     }
 
-    /// Builds the encoder for `mode` (and `table`) now, or says why it
-    /// cannot (e.g. a canned table that does not code every literal).
+    /// Builds the encoder for `mode` (and `table`), and the canned
+    /// decoder, now rather than on the first page, or says why it cannot
+    /// (e.g. a canned table that does not code every literal).
     pub fn prepare(&mut self, mode: Mode, table: Option<&Table>) -> Result<(), EngineError> {
-        self.encoder(mode, table).map(|_| ())
+        self.encoder(mode, table)?;
+        if mode == Mode::Canned && self.format == Format::Iaa {
+            self.decoder(table)?;
+        }
+        Ok(())
+    }
+
+    /// The engine in `format` at `level` bound to `mode` (and `table`), for
+    /// the batch path, with its encoder and canned decoder built now.
+    pub fn bound(
+        mode: Mode,
+        format: Format,
+        level: Level,
+        table: Option<&Table>,
+    ) -> Result<crate::batch::Bound<Software>, EngineError> {
+        let mut s = Software::with_format(level, format);
+        s.prepare(mode, table)?;
+        Ok(crate::batch::Bound::new(s, mode, table))
+    }
+
+    fn decoder(&mut self, table: Option<&Table>) -> Result<&CannedDecoder, EngineError> {
+        let t = table.ok_or(EngineError::TableRequired)?;
+        if self.decoder.as_ref().map(|(l, _)| l) != Some(t.lengths()) {
+            self.decoder = Some((*t.lengths(), CannedDecoder::new(t)));
+        }
+        Ok(&self.decoder.as_ref().expect("just set").1)
     }
 
     fn encoder(&mut self, mode: Mode, table: Option<&Table>) -> Result<&mut Encoder, EngineError> {
@@ -121,14 +147,7 @@ impl Engine for Software {
         match mode {
             Mode::Fixed | Mode::Dynamic => Ok(inflate(data, out)?),
             Mode::Canned if self.format == Format::Deflate => Ok(inflate(data, out)?),
-            Mode::Canned => {
-                let t = table.ok_or(EngineError::TableRequired)?;
-                if self.decoder.as_ref().map(|(l, _)| l) != Some(t.lengths()) {
-                    self.decoder = Some((*t.lengths(), CannedDecoder::new(t)));
-                }
-                let d = &self.decoder.as_ref().expect("just set").1;
-                Ok(d.decompress(data, out)?)
-            }
+            Mode::Canned => Ok(self.decoder(table)?.decompress(data, out)?),
         }
     }
 }

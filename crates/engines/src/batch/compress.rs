@@ -9,30 +9,31 @@ use super::claim::{Board, Ticket};
 use super::engine::Engines;
 use super::loan::Loan;
 use super::seat::Lane;
-use super::{BatchError, PageCompressor, UnitStatus};
+use super::{BatchError, Bound, UnitStatus};
+use crate::engine::{Engine, EngineError};
 use cannery_codec::constants::PAGE_SIZE;
 
 /// Compresses one unit as engine 0 and every worker do: the single code path.
 #[inline]
-fn compress_unit<C: PageCompressor>(
-    codec: &mut C,
+fn compress_unit<C: Engine + Send + 'static>(
+    codec: &mut Bound<C>,
     unit: &[u8],
     out: &mut Vec<u8>,
-) -> UnitStatus<C::Error> {
+) -> UnitStatus<EngineError> {
     UnitStatus::from_result(codec.compress_page(unit, out))
 }
 
 /// One engine's codec and buffers for compression.
-struct CompressLane<C: PageCompressor> {
-    codec: C,
+struct CompressLane<C: Engine + Send + 'static> {
+    codec: Bound<C>,
     ticket: Ticket,
     /// One output buffer per slot.
     outs: Vec<Vec<u8>>,
-    status: Vec<UnitStatus<C::Error>>,
+    status: Vec<UnitStatus<EngineError>>,
 }
 
-impl<C: PageCompressor> CompressLane<C> {
-    fn new(codec: C, board: Arc<Board>, slots: usize) -> Self {
+impl<C: Engine + Send + 'static> CompressLane<C> {
+    fn new(codec: Bound<C>, board: Arc<Board>, slots: usize) -> Self {
         CompressLane {
             codec,
             ticket: Ticket::new(board, slots),
@@ -55,7 +56,7 @@ impl<C: PageCompressor> CompressLane<C> {
     }
 }
 
-impl<C: PageCompressor> Lane for CompressLane<C> {
+impl<C: Engine + Send + 'static> Lane for CompressLane<C> {
     fn ticket(&self) -> &Ticket {
         &self.ticket
     }
@@ -77,11 +78,11 @@ impl<C: PageCompressor> Lane for CompressLane<C> {
 }
 
 /// Compresses batches of up to `batch_size` units on `engines` engines.
-pub struct BatchCompressor<C: PageCompressor> {
+pub struct BatchCompressor<C: Engine + Send + 'static> {
     engines: Engines<CompressLane<C>>,
 }
 
-impl<C: PageCompressor> fmt::Debug for BatchCompressor<C> {
+impl<C: Engine + Send + 'static> fmt::Debug for BatchCompressor<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BatchCompressor")
             .field("batch_size", &self.engines.plan.batch_size)
@@ -90,12 +91,12 @@ impl<C: PageCompressor> fmt::Debug for BatchCompressor<C> {
     }
 }
 
-impl<C: PageCompressor> BatchCompressor<C> {
+impl<C: Engine + Send + 'static> BatchCompressor<C> {
     /// A batch compressor with one engine per codec (the first runs on the
     /// calling thread, each other one on its own worker thread, started
     /// here). Codecs beyond `batch_size` are dropped: they would never get
     /// a unit.
-    pub fn new(batch_size: usize, codecs: Vec<C>) -> Result<Self, BatchError> {
+    pub fn new(batch_size: usize, codecs: Vec<Bound<C>>) -> Result<Self, BatchError> {
         let engines = Engines::new(batch_size, codecs, |codec, board| {
             CompressLane::new(codec, board, batch_size)
         })?;
@@ -135,17 +136,17 @@ impl<C: PageCompressor> BatchCompressor<C> {
 }
 
 /// The results of one compression call, valid until the next call.
-pub struct CompressedBatch<'a, C: PageCompressor> {
+pub struct CompressedBatch<'a, C: Engine + Send + 'static> {
     owner: &'a BatchCompressor<C>,
 }
 
-impl<C: PageCompressor> fmt::Debug for CompressedBatch<'_, C> {
+impl<C: Engine + Send + 'static> fmt::Debug for CompressedBatch<'_, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter().map(|(s, _)| s)).finish()
     }
 }
 
-impl<'a, C: PageCompressor> CompressedBatch<'a, C> {
+impl<'a, C: Engine + Send + 'static> CompressedBatch<'a, C> {
     /// Units in the batch.
     pub fn len(&self) -> usize {
         self.owner.engines.plan.len
@@ -157,7 +158,7 @@ impl<'a, C: PageCompressor> CompressedBatch<'a, C> {
     }
 
     /// Unit `i`'s status. Panics if `i` is not below [`Self::len`].
-    pub fn status(&self, i: usize) -> &'a UnitStatus<C::Error> {
+    pub fn status(&self, i: usize) -> &'a UnitStatus<EngineError> {
         let engines = &self.owner.engines;
         let (e, s) = engines.plan.locate(i);
         &engines.lane(e).status[s]
@@ -175,7 +176,9 @@ impl<'a, C: PageCompressor> CompressedBatch<'a, C> {
     }
 
     /// Every unit's status and compressed bytes, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'a UnitStatus<C::Error>, Option<&'a [u8]>)> + '_ {
+    pub fn iter(
+        &self,
+    ) -> impl Iterator<Item = (&'a UnitStatus<EngineError>, Option<&'a [u8]>)> + '_ {
         (0..self.len()).map(move |i| (self.status(i), self.data(i)))
     }
 
@@ -190,14 +193,20 @@ impl<'a, C: PageCompressor> CompressedBatch<'a, C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::software::Software;
     use crate::batch::claim::caller_turn;
-    use crate::batch::PageDecompressor;
-    use cannery_codec::{Decoder, Encoder, Format, Level, Mode};
+    use cannery_codec::{Format, Level, Mode};
 
-    fn fixed_encoders(n: usize) -> Vec<Encoder> {
-        (0..n)
-            .map(|_| Encoder::new(Mode::Fixed, Format::Deflate, Level::Fast, None).unwrap())
-            .collect()
+    fn fixed() -> Bound<Software> {
+        Bound::new(
+            Software::with_format(Level::Fast, Format::Deflate),
+            Mode::Fixed,
+            None,
+        )
+    }
+
+    fn fixed_encoders(n: usize) -> Vec<Bound<Software>> {
+        (0..n).map(|_| fixed()).collect()
     }
 
     #[test]
@@ -211,7 +220,7 @@ mod tests {
             BatchError::BatchSize(33)
         );
         assert_eq!(
-            BatchCompressor::<Encoder>::new(8, Vec::new()).unwrap_err(),
+            BatchCompressor::<Software>::new(8, Vec::new()).unwrap_err(),
             BatchError::NoEngines
         );
         assert!(BatchCompressor::new(1, fixed_encoders(1)).is_ok());
@@ -231,7 +240,7 @@ mod tests {
         // its own unit.
         let pages: Vec<Vec<u8>> = (0..5u8).map(|i| vec![i; 100 + i as usize]).collect();
         let mut b = BatchCompressor::new(8, fixed_encoders(3)).unwrap();
-        let mut dec = Decoder::new(Mode::Fixed, Format::Deflate, None).unwrap();
+        let mut dec = fixed();
         for _ in 0..200 {
             let r = b.compress(pages.iter().map(|p| &p[..])).unwrap();
             assert_eq!(r.len(), 5);
@@ -267,7 +276,7 @@ mod tests {
         lane.run_claimed();
         assert_eq!(lane.ticket.done, [3, 2, 1]);
         assert_eq!(lane.status.len(), 3);
-        let mut dec = Decoder::new(Mode::Fixed, Format::Deflate, None).unwrap();
+        let mut dec = fixed();
         for (slot, &i) in lane.ticket.done.iter().enumerate() {
             let UnitStatus::Compressed(n) = lane.status[slot] else {
                 panic!("unit {i} compresses");

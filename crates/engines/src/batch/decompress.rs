@@ -18,30 +18,31 @@ use super::claim::{Board, Ticket};
 use super::engine::Engines;
 use super::loan::Loan;
 use super::seat::Lane;
-use super::{BatchError, PageDecompressor};
+use super::{BatchError, Bound};
+use crate::engine::{Engine, EngineError};
 use cannery_codec::constants::PAGE_SIZE;
 
 /// Decodes one stream as engine 0 and every worker do.
 #[inline]
-fn decompress_unit<D: PageDecompressor>(
-    codec: &mut D,
+fn decompress_unit<D: Engine + Send + 'static>(
+    codec: &mut Bound<D>,
     data: &[u8],
     out: &mut [u8],
-) -> Result<usize, D::Error> {
+) -> Result<usize, EngineError> {
     codec.decompress_page(data, out)
 }
 
 /// One engine's codec and buffers for decompression.
-struct DecompressLane<D: PageDecompressor> {
-    codec: D,
+struct DecompressLane<D: Engine + Send + 'static> {
+    codec: Bound<D>,
     ticket: Ticket,
-    status: Vec<Result<usize, D::Error>>,
+    status: Vec<Result<usize, EngineError>>,
     /// A worker's own page, which it decodes into before copying out.
     page: Box<[u8; PAGE_SIZE]>,
 }
 
-impl<D: PageDecompressor> DecompressLane<D> {
-    fn new(codec: D, board: Arc<Board>, slots: usize) -> Self {
+impl<D: Engine + Send + 'static> DecompressLane<D> {
+    fn new(codec: Bound<D>, board: Arc<Board>, slots: usize) -> Self {
         DecompressLane {
             codec,
             ticket: Ticket::new(board, slots),
@@ -88,7 +89,7 @@ impl<D: PageDecompressor> DecompressLane<D> {
     }
 }
 
-impl<D: PageDecompressor> Lane for DecompressLane<D> {
+impl<D: Engine + Send + 'static> Lane for DecompressLane<D> {
     fn ticket(&self) -> &Ticket {
         &self.ticket
     }
@@ -112,11 +113,11 @@ impl<D: PageDecompressor> Lane for DecompressLane<D> {
 }
 
 /// Decompresses batches of up to `batch_size` streams on `engines` engines.
-pub struct BatchDecompressor<D: PageDecompressor> {
+pub struct BatchDecompressor<D: Engine + Send + 'static> {
     engines: Engines<DecompressLane<D>>,
 }
 
-impl<D: PageDecompressor> fmt::Debug for BatchDecompressor<D> {
+impl<D: Engine + Send + 'static> fmt::Debug for BatchDecompressor<D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BatchDecompressor")
             .field("batch_size", &self.engines.plan.batch_size)
@@ -125,10 +126,10 @@ impl<D: PageDecompressor> fmt::Debug for BatchDecompressor<D> {
     }
 }
 
-impl<D: PageDecompressor> BatchDecompressor<D> {
+impl<D: Engine + Send + 'static> BatchDecompressor<D> {
     /// A batch decompressor with one engine per codec; see
     /// [`BatchCompressor::new`](super::BatchCompressor::new).
-    pub fn new(batch_size: usize, codecs: Vec<D>) -> Result<Self, BatchError> {
+    pub fn new(batch_size: usize, codecs: Vec<Bound<D>>) -> Result<Self, BatchError> {
         let engines = Engines::new(batch_size, codecs, |codec, board| {
             DecompressLane::new(codec, board, batch_size)
         })?;
@@ -182,17 +183,17 @@ impl<D: PageDecompressor> BatchDecompressor<D> {
 }
 
 /// The statuses of one decompression call, valid until the next call.
-pub struct DecompressedBatch<'a, D: PageDecompressor> {
+pub struct DecompressedBatch<'a, D: Engine + Send + 'static> {
     owner: &'a BatchDecompressor<D>,
 }
 
-impl<D: PageDecompressor> fmt::Debug for DecompressedBatch<'_, D> {
+impl<D: Engine + Send + 'static> fmt::Debug for DecompressedBatch<'_, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
 }
 
-impl<'a, D: PageDecompressor> DecompressedBatch<'a, D> {
+impl<'a, D: Engine + Send + 'static> DecompressedBatch<'a, D> {
     /// Streams in the batch.
     pub fn len(&self) -> usize {
         self.owner.engines.plan.len
@@ -205,7 +206,7 @@ impl<'a, D: PageDecompressor> DecompressedBatch<'a, D> {
 
     /// Stream `i`'s result: bytes produced, or the decoder's error.
     /// Panics if `i` is not below [`Self::len`].
-    pub fn status(&self, i: usize) -> Result<usize, &'a D::Error> {
+    pub fn status(&self, i: usize) -> Result<usize, &'a EngineError> {
         let engines = &self.owner.engines;
         let (e, s) = engines.plan.locate(i);
         match &engines.lane(e).status[s] {
@@ -215,7 +216,7 @@ impl<'a, D: PageDecompressor> DecompressedBatch<'a, D> {
     }
 
     /// Every stream's result, in order.
-    pub fn iter(&self) -> impl Iterator<Item = Result<usize, &'a D::Error>> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = Result<usize, &'a EngineError>> + '_ {
         (0..self.len()).map(move |i| self.status(i))
     }
 
@@ -229,20 +230,53 @@ impl<'a, D: PageDecompressor> DecompressedBatch<'a, D> {
 mod tests {
     use super::*;
     use crate::batch::claim::caller_turn;
+    use cannery_codec::{Mode, Table};
 
     /// Copies a stream into its slot: a codec small enough for Miri, which
     /// checks the loan's reads and writes across threads.
     struct Copy;
 
-    impl PageDecompressor for Copy {
-        type Error = String;
-        fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, String> {
+    impl Engine for Copy {
+        fn name(&self) -> &'static str {
+            "copy"
+        }
+
+        fn capabilities(&self) -> &crate::engine::Capabilities {
+            crate::engine::Capabilities::unchecked()
+        }
+
+        fn compress(
+            &mut self,
+            _: Mode,
+            _: Option<&Table>,
+            _: &[u8],
+            _: &mut Vec<u8>,
+        ) -> Result<cannery_codec::Outcome, EngineError> {
+            unreachable!("only decompresses")
+        }
+
+        fn decompress(
+            &mut self,
+            _: Mode,
+            _: Option<&Table>,
+            data: &[u8],
+            out: &mut [u8],
+        ) -> Result<usize, EngineError> {
             if data.first() == Some(&0xEE) {
-                return Err("bad stream".into());
+                return Err(EngineError::Rejected {
+                    backend: "copy",
+                    message: "bad stream".into(),
+                });
             }
             out[..data.len()].copy_from_slice(data);
             Ok(data.len())
         }
+    }
+
+    fn copies(n: usize) -> Vec<Bound<Copy>> {
+        (0..n)
+            .map(|_| Bound::new(Copy, Mode::Fixed, None))
+            .collect()
     }
 
     fn streams(n: usize, seed: u8) -> Vec<Vec<u8>> {
@@ -254,7 +288,7 @@ mod tests {
     #[test]
     fn every_engine_decodes_into_the_callers_slots() {
         for engines in [1, 2, 3] {
-            let mut b = BatchDecompressor::new(8, (0..engines).map(|_| Copy).collect()).unwrap();
+            let mut b = BatchDecompressor::new(8, copies(engines)).unwrap();
             let mut out = vec![0u8; 8 * PAGE_SIZE];
             for round in 0..if cfg!(miri) { 6 } else { 200 } {
                 let n = 1 + round % 8;
@@ -266,7 +300,10 @@ mod tests {
                 assert_eq!(r.len(), n);
                 for (i, x) in s.iter().enumerate() {
                     if x[0] == 0xEE {
-                        assert_eq!(r.status(i), Err(&"bad stream".to_string()));
+                        assert_eq!(
+                            r.status(i).unwrap_err().to_string(),
+                            "copy rejected the stream: bad stream"
+                        );
                     } else {
                         assert_eq!(r.status(i), Ok(x.len()), "round {round} stream {i}");
                         assert_eq!(&out[i * PAGE_SIZE..i * PAGE_SIZE + x.len()], &x[..]);
@@ -279,7 +316,7 @@ mod tests {
     #[test]
     fn a_stale_lane_touches_nothing() {
         let board = Arc::new(Board::new());
-        let mut lane = DecompressLane::new(Copy, board.clone(), 4);
+        let mut lane = DecompressLane::new(Bound::new(Copy, Mode::Fixed, None), board.clone(), 4);
         let s = streams(4, 9);
         let units: Vec<&[u8]> = s.iter().map(|x| &x[..]).collect();
         let mut out = vec![0u8; 4 * PAGE_SIZE];

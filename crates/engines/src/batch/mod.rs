@@ -37,7 +37,7 @@
 //!
 //! Batch size 1 is the plain single-page call: a call with one unit (or with
 //! no worker at home) stays with engine 0, the calling thread, which calls
-//! [`PageCompressor::compress_page`] directly on the caller's slice, with no
+//! [`Bound::compress_page`] directly on the caller's slice, with no
 //! copy, no claim counter and no thread hand-off.
 //!
 //! If a worker's codec panics, the worker thread dies and the call (or the
@@ -59,12 +59,13 @@
 //!
 //! Not here: policy (what to do with incompressible pages, pools, same-filled
 //! pages: see `cannery_zswap::replay`), hardware queues (a QPL backend would
-//! submit all units and poll, behind the same two traits), and timing.
+//! submit all units and poll, behind the same Engine trait), and timing.
 
-use std::fmt;
+use cannery_codec::encode::Outcome;
+use cannery_codec::mode::Mode;
+use cannery_codec::table::Table;
 
-use cannery_codec::decode::{DecodeError, Decoder};
-use cannery_codec::encode::{EncodeError, Encoder, Outcome};
+use crate::engine::{Engine, EngineError};
 
 mod claim;
 mod compress;
@@ -83,45 +84,49 @@ pub const MAX_BATCH_SIZE: usize = 32;
 /// (`ZSWAP_MAX_BATCH_SIZE`) in the kernel series.
 pub const IAA_BATCH_SIZE: usize = 8;
 
-/// Compresses one unit (at most 4096 bytes) into a reused buffer.
-///
-/// Implemented for [`Encoder`]; other compressors (zstd, lz4) implement it
-/// in their own crates so that they run through the same batch path.
-pub trait PageCompressor: Send + 'static {
-    /// Why a unit could not be compressed.
-    type Error: fmt::Debug + fmt::Display + Send + 'static;
+/// An engine bound to the mode and table of every unit of a batch: what
+/// each lane of a [`BatchCompressor`] or [`BatchDecompressor`] runs. Any
+/// `Send` engine can be a lane: cannery's software engine, the reference
+/// libraries, the peers (mode dynamic, no table); not the FFI engines,
+/// whose handles stay on one thread.
+#[derive(Debug)]
+pub struct Bound<E> {
+    /// The engine.
+    pub engine: E,
+    /// The mode of every unit.
+    pub mode: Mode,
+    /// The table, for canned mode.
+    pub table: Option<Table>,
+}
+
+impl<E: Engine> Bound<E> {
+    /// `engine` running every unit in `mode` (with `table` when canned).
+    pub fn new(engine: E, mode: Mode, table: Option<&Table>) -> Bound<E> {
+        Bound {
+            engine,
+            mode,
+            table: table.cloned(),
+        }
+    }
 
     /// Compresses `unit` into `out` (cleared first). On
     /// [`Outcome::Incompressible`] the contents of `out` are unspecified.
-    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, Self::Error>;
-}
-
-/// Decompresses one stream into a caller's buffer whose length is the limit.
-///
-/// Implemented for [`Decoder`].
-pub trait PageDecompressor: Send + 'static {
-    /// Why a stream could not be decompressed.
-    type Error: fmt::Debug + fmt::Display + Send + 'static;
-
-    /// Decodes `data` into `out`; returns the number of bytes produced.
-    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, Self::Error>;
-}
-
-impl PageCompressor for Encoder {
-    type Error = EncodeError;
-
     #[inline]
-    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, EncodeError> {
-        self.compress(unit, out)
+    pub fn compress_page(
+        &mut self,
+        unit: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Outcome, EngineError> {
+        self.engine
+            .compress(self.mode, self.table.as_ref(), unit, out)
     }
-}
 
-impl PageDecompressor for Decoder {
-    type Error = DecodeError;
-
+    /// Decodes `data` into `out` (whose length is the limit); returns the
+    /// number of bytes produced.
     #[inline]
-    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, DecodeError> {
-        self.decompress(data, out)
+    pub fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, EngineError> {
+        self.engine
+            .decompress(self.mode, self.table.as_ref(), data, out)
     }
 }
 

@@ -12,8 +12,8 @@
 //! Each peer compresses one page on its own (no state carried between pages)
 //! and follows zswap's rule: an output of 4096 bytes or more is
 //! incompressible. This module does not know about canned tables. Every
-//! [`Peer`] is also a [`PageCompressor`] and [`PageDecompressor`], so it runs
-//! through [`crate::batch`] (and the zswap model in `cannery_zswap`) like
+//! [`Peer`] is an [`Engine`](crate::engine::Engine), so it runs through
+//! [`crate::batch`] (and the zswap model in `cannery_zswap`) like
 //! cannery's own encoder and decoder.
 
 pub mod deflate;
@@ -23,7 +23,6 @@ pub mod lz4_dict;
 use std::fmt;
 
 use crate::backend::reference::Reference;
-use crate::batch::{PageCompressor, PageDecompressor};
 use crate::engine::{check_page, Capabilities, Engine as _, EngineError, ExecPath};
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::encode::Outcome;
@@ -247,6 +246,11 @@ impl Peer {
         Ok(Peer { kind, engine, caps })
     }
 
+    /// The peer bound to its one mode, for the batch path and the models.
+    pub fn bound(self) -> crate::batch::Bound<Peer> {
+        crate::batch::Bound::new(self, Mode::Dynamic, None)
+    }
+
     /// Which peer this is.
     pub fn kind(&self) -> &PeerKind {
         &self.kind
@@ -379,28 +383,6 @@ impl crate::engine::Engine for Peer {
     }
 }
 
-/// A peer in the batch path: [`Peer::compress`]'s `None` (4096 bytes or
-/// more) is [`Outcome::Incompressible`].
-impl PageCompressor for Peer {
-    type Error = PeerError;
-
-    fn compress_page(&mut self, unit: &[u8], out: &mut Vec<u8>) -> Result<Outcome, PeerError> {
-        Ok(match self.compress(unit, out)? {
-            Some(n) => Outcome::Compressed(n),
-            None => Outcome::Incompressible,
-        })
-    }
-}
-
-/// A peer in the batch path: [`Peer::decompress`].
-impl PageDecompressor for Peer {
-    type Error = PeerError;
-
-    fn decompress_page(&mut self, data: &[u8], out: &mut [u8]) -> Result<usize, PeerError> {
-        self.decompress(data, out)
-    }
-}
-
 /// Trains a zstd dictionary of at most `max_size` bytes on `pages`
 /// (zstd's own trainer). `None` when zstd finds too little to learn from,
 /// so callers can report it rather than fail.
@@ -463,7 +445,10 @@ mod tests {
         let pages: Vec<Vec<u8>> = (0..3).map(sample_page).collect();
         let peers = || {
             (0..2)
-                .map(|_| Peer::new(PeerKind::Lz4, None).unwrap())
+                .map(|_| {
+                    let lz4 = Peer::new(PeerKind::Lz4, None).unwrap();
+                    crate::batch::Bound::new(lz4, Mode::Dynamic, None)
+                })
                 .collect::<Vec<_>>()
         };
         let mut bc = BatchCompressor::new(4, peers()).unwrap();

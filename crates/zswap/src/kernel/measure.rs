@@ -23,8 +23,9 @@ use std::time::{Duration, Instant};
 use cannery_capture::region::{PageRegion, Residence};
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::encode::Outcome;
-use cannery_engines::batch::PageCompressor;
+use cannery_engines::batch::Bound;
 use cannery_engines::peer::{Peer, PeerKind};
+use cannery_engines::Engine;
 use cannery_lab::figures::percentile;
 use serde::{Deserialize, Serialize};
 
@@ -327,18 +328,18 @@ pub fn model_of(name: &str) -> Option<PeerKind> {
 /// Predicts what zswap stores for `pages` with the kernel compressor
 /// modelled by `model`.
 pub fn predict(pages: &[u8], model: &PeerKind, rule: SameFilledRule) -> Result<Prediction, String> {
-    let mut peer = Peer::new(model.clone(), None).map_err(|e| e.to_string())?;
-    predict_with(pages, &model.to_string(), rule, &mut peer)
+    let peer = Peer::new(model.clone(), None).map_err(|e| e.to_string())?;
+    predict_with(pages, &model.to_string(), rule, &mut peer.bound())
 }
 
 /// Predicts what zswap would store for `pages` if its compressor were
 /// `compressor` (named `model` in the prediction): e.g. cannery's canned
 /// encoder, for what IAA's canned mode would do with the workload.
-pub fn predict_with<C: PageCompressor>(
+pub fn predict_with<E: Engine>(
     pages: &[u8],
     model: &str,
     rule: SameFilledRule,
-    compressor: &mut C,
+    compressor: &mut Bound<E>,
 ) -> Result<Prediction, String> {
     let mut pool = Pool::new();
     let mut out = Vec::new();
@@ -427,9 +428,11 @@ mod tests {
 
     #[test]
     fn a_canned_prediction_uses_cannerys_encoder() {
-        use cannery_codec::{Encoder, Format, Level, Mode, Table};
+        use cannery_codec::{Format, Level, Mode, Table};
+        use cannery_engines::backend::software::Software;
         let table = Table::builtin("kernel-2024").unwrap();
-        let mut enc = Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(&table)).unwrap();
+        let mut enc =
+            Software::bound(Mode::Canned, Format::Iaa, Level::Fast, Some(&table)).unwrap();
         let p = predict_with(&pages(), "canned", SameFilledRule::ZeroMap, &mut enc).unwrap();
         assert_eq!(
             (p.model.as_str(), p.stored, p.incompressible),

@@ -226,8 +226,9 @@ pub fn run_session(
     let mut canned = Vec::new();
     for w in workloads {
         if let Some(table) = &w.table {
-            use cannery_codec::{Encoder, Format, Level, Mode};
-            let mut enc = Encoder::new(Mode::Canned, Format::Iaa, Level::Fast, Some(table))
+            use cannery_codec::{Format, Level, Mode};
+            use cannery_engines::backend::software::Software;
+            let mut enc = Software::bound(Mode::Canned, Format::Iaa, Level::Fast, Some(table))
                 .map_err(|e| KernelError::Model(e.to_string()))?;
             // cannery's mode name for a named table at the fast parse.
             let name = format!(

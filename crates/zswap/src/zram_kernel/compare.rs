@@ -10,7 +10,8 @@
 use std::fmt::Write as _;
 
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::{Encoder, Format, Level, Mode, Table};
+use cannery_codec::{Format, Level, Mode, Table};
+use cannery_engines::backend::software::Software;
 use cannery_engines::peer::{Peer, PeerKind};
 use cannery_lab::tabular::{Align, Grid, Style};
 use cannery_lab::units::kib;
@@ -67,7 +68,7 @@ pub fn simulated_rows(x: &CompareInputs<'_>) -> Result<Vec<CompareRow>, String> 
         })
     };
     let canned = |t: &Table, l: Level| {
-        Encoder::new(Mode::Canned, Format::Iaa, l, Some(t)).map_err(|e| e.to_string())
+        Software::bound(Mode::Canned, Format::Iaa, l, Some(t)).map_err(|e| e.to_string())
     };
     if let Some(t) = x.table {
         for (l, name) in [
@@ -92,7 +93,8 @@ pub fn simulated_rows(x: &CompareInputs<'_>) -> Result<Vec<CompareRow>, String> 
         kinds.push(PeerKind::ZstdDict(1));
     }
     for kind in kinds {
-        let mut peer = Peer::new(kind.clone(), x.dictionary).map_err(|e| e.to_string())?;
+        let peer = Peer::new(kind.clone(), x.dictionary).map_err(|e| e.to_string())?;
+        let mut peer = peer.bound();
         push(
             "software",
             kind.to_string(),

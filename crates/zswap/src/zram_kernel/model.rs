@@ -10,8 +10,9 @@
 
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::Outcome;
-use cannery_engines::batch::PageCompressor;
+use cannery_engines::batch::Bound;
 use cannery_engines::peer::PeerKind;
+use cannery_engines::Engine;
 use serde::Serialize;
 
 use crate::zsmalloc::{Pool, Zsmalloc};
@@ -62,10 +63,10 @@ pub fn model_of(compressor: &str, dictionary: bool) -> Option<PeerKind> {
 /// zero pages written to a fresh device compressing with `peer` (any page
 /// compressor: a kernel compressor's model, or one zram does not have,
 /// such as canned deflate, to compare on the same accounting).
-pub fn predict<C: PageCompressor>(
+pub fn predict<E: Engine>(
     pages: &[u8],
     zero_pages: u64,
-    peer: &mut C,
+    peer: &mut Bound<E>,
 ) -> Result<ZramPrediction, String> {
     let z = Zsmalloc::new();
     let huge = huge_class_size(&z);
@@ -128,11 +129,15 @@ mod tests {
             text.clone(),
         ]
         .concat();
-        let mut lz4 = Peer::new(PeerKind::Lz4, None).unwrap();
+        let mut lz4 = Peer::new(PeerKind::Lz4, None).unwrap().bound();
         let p = predict(&pages, 3, &mut lz4).unwrap();
         assert_eq!(p.same_pages, 5);
         assert_eq!(p.huge_pages, 1);
-        let small = lz4.compress(&text, &mut Vec::new()).unwrap().unwrap() as u64;
+        let small = lz4
+            .engine
+            .compress(&text, &mut Vec::new())
+            .unwrap()
+            .unwrap() as u64;
         assert_eq!(p.compr_data_size, 4096 + small);
         // One 4096-byte zspage for the huge page, one zspage of the small
         // object's class.

@@ -379,10 +379,10 @@ fn model(
         ),
         None => None,
     };
-    let Ok(mut peer) = Peer::new(kind, dict.as_deref()) else {
+    let Ok(peer) = Peer::new(kind, dict.as_deref()) else {
         return Ok(None);
     };
-    model::predict(&w.pages, w.zero_pages, &mut peer)
+    model::predict(&w.pages, w.zero_pages, &mut peer.bound())
         .map(Some)
         .map_err(|e| ZramError::Io {
             what: format!("modelling {compressor} on {}", w.name),
