@@ -26,6 +26,11 @@ struct Cli {
     /// Say more on stderr (each step of long commands).
     #[arg(short, long, global = true)]
     verbose: bool,
+    /// Corpus readers: skip a page file or workload directory inside a
+    /// corpus directory that cannot be read, with a warning and a count
+    /// (without it, such a file is an error naming it).
+    #[arg(long, global = true)]
+    skip_unreadable: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -87,6 +92,7 @@ fn main() {
     cannery_capture::input::guard_inputs();
     let cli = Cli::parse();
     cli::out::set_level(cli.quiet, cli.verbose);
+    cannery_capture::corpus::set_skip_unreadable(cli.skip_unreadable);
     let result = match cli.command {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Bench(args) => cli::bench::run(args),
@@ -119,6 +125,14 @@ fn main() {
             first.display()
         ));
     }
+    let unreadable = cannery_capture::corpus::unreadable_files();
+    if let Some(first) = unreadable.first() {
+        cli::out::warn(format!(
+            "skipped {} unreadable file(s) or directories (--skip-unreadable), e.g. {}",
+            unreadable.len(),
+            first.display()
+        ));
+    }
     if let Err(err) = result {
         // Outputs are never replaced silently; say how to replace one.
         let exists = err.chain().any(|c| {
@@ -130,7 +144,7 @@ fn main() {
         } else {
             ""
         };
-        eprintln!("cannery: {err:#}{hint}");
+        eprintln!("cannery: {}{hint}", cli::error_text(&err));
         std::process::exit(cli::exit_status(&err));
     }
 }

@@ -37,21 +37,30 @@ pub fn verbose() -> bool {
 /// A status line (`cannery: …`), unless `-q`.
 pub fn status(message: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("cannery: {message}");
+        eprintln!(
+            "cannery: {message}",
+            message = super::escape_controls(&message.to_string())
+        );
     }
 }
 
 /// A warning (`cannery: warning: …`), unless `-q`.
 pub fn warn(message: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("cannery: warning: {message}");
+        eprintln!(
+            "cannery: warning: {message}",
+            message = super::escape_controls(&message.to_string())
+        );
     }
 }
 
 /// Detail shown only with `-v`.
 pub fn detail(message: impl std::fmt::Display) {
     if verbose() {
-        eprintln!("cannery: {message}");
+        eprintln!(
+            "cannery: {message}",
+            message = super::escape_controls(&message.to_string())
+        );
     }
 }
 

@@ -53,7 +53,7 @@ pub struct ZramKernelArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// At most this many pages of each workload.
-    #[arg(long)]
+    #[arg(long, value_parser = super::at_least_one)]
     max_pages: Option<usize>,
     /// Also print one comparison per workload on the same pages: the
     /// kernel's zram beside canned deflate (the workload's table from

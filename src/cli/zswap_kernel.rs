@@ -49,7 +49,7 @@ pub struct ZswapKernelArgs {
     #[arg(long)]
     tables: Option<PathBuf>,
     /// At most this many pages of each workload.
-    #[arg(long)]
+    #[arg(long, value_parser = super::at_least_one)]
     max_pages: Option<usize>,
     /// Print the report as JSON.
     #[arg(long, conflicts_with = "markdown")]

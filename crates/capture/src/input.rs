@@ -86,7 +86,7 @@ pub fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
         return Err(Error::new(
             ErrorKind::InvalidInput,
             format!(
-                "{what} {}: larger than {} bytes; not a {what} file",
+                "{what} {}: larger than {} bytes, too large for a {what}",
                 path.display(),
                 limit
             ),

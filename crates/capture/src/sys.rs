@@ -29,6 +29,36 @@ pub(crate) fn geteuid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// Where the next data of `file` at or after `offset` starts
+/// (`lseek(SEEK_DATA)`), or `None` when only a hole follows (`ENXIO`).
+/// Moves the file's offset.
+pub(crate) fn seek_data(file: &std::fs::File, offset: u64) -> io::Result<Option<u64>> {
+    seek_whence(file, offset, libc::SEEK_DATA)
+}
+
+/// Where the hole of `file` at or after `offset` starts (`lseek(SEEK_HOLE)`;
+/// the end of the file counts as a hole). Moves the file's offset.
+pub(crate) fn seek_hole(file: &std::fs::File, offset: u64) -> io::Result<Option<u64>> {
+    seek_whence(file, offset, libc::SEEK_HOLE)
+}
+
+fn seek_whence(file: &std::fs::File, offset: u64, whence: libc::c_int) -> io::Result<Option<u64>> {
+    let off = libc::off_t::try_from(offset)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset out of range"))?;
+    // SAFETY: lseek takes a descriptor we own (borrowed from `file` for the
+    // call), an offset and a whence value; it reads no memory of ours.
+    let r = unsafe { libc::lseek(file.as_raw_fd(), off, whence) };
+    if r == -1 {
+        let e = io::Error::last_os_error();
+        return if e.raw_os_error() == Some(libc::ENXIO) {
+            Ok(None)
+        } else {
+            Err(e)
+        };
+    }
+    Ok(Some(r as u64))
+}
+
 /// A pidfd for `pid` (`pidfd_open(pid, 0)`), owned by the caller. `ENOSYS`
 /// before Linux 5.3, `ESRCH` when there is no such process.
 pub(crate) fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
