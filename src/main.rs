@@ -85,11 +85,11 @@ enum Command {
 fn main() {
     // A closed stdout (`cannery train ... | head -1`) ends the process
     // quietly instead of a panic in println!.
-    cannery_capture::interrupt::default_sigpipe();
+    cannery_files::interrupt::default_sigpipe();
     // Ctrl-C and SIGTERM remove partial files (the one shared handler).
-    cannery_capture::interrupt::install_cleanup();
+    cannery_files::interrupt::install_cleanup();
     // No command replaces a file it read, under any name.
-    cannery_capture::input::guard_inputs();
+    cannery_files::input::guard_inputs();
     let cli = Cli::parse();
     cli::out::set_level(cli.quiet, cli.verbose);
     cannery_capture::corpus::set_skip_unreadable(cli.skip_unreadable);
@@ -136,8 +136,10 @@ fn main() {
     if let Err(err) = result {
         // Outputs are never replaced silently; say how to replace one.
         let exists = err.chain().any(|c| {
-            c.downcast_ref::<cannery_capture::Error>()
-                .is_some_and(|e| e.kind() == cannery_capture::ErrorKind::AlreadyExists)
+            c.downcast_ref::<cannery_files::Error>()
+                .is_some_and(|e| e.kind() == cannery_files::ErrorKind::AlreadyExists)
+                || c.downcast_ref::<cannery_capture::Error>()
+                    .is_some_and(|e| e.kind() == cannery_capture::ErrorKind::AlreadyExists)
         });
         let hint = if exists {
             " (pass -f/--force to replace it)"

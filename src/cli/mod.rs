@@ -116,10 +116,10 @@ pub fn exit_status(err: &anyhow::Error) -> i32 {
         EXIT_ERROR
     }
 }
-use cannery_capture::input::{read_limited, SMALL_FILE_LIMIT};
-pub use cannery_capture::output::Privacy;
-use cannery_capture::output::{write_file, Existing};
 use cannery_codec::Table;
+use cannery_files::input::{read_limited, SMALL_FILE_LIMIT};
+pub use cannery_files::output::Privacy;
+use cannery_files::output::{write_file, Existing};
 
 /// Writes `bytes` to standard output and flushes; a failure is an error
 /// naming standard output.
@@ -167,7 +167,7 @@ pub enum Output {
     /// Standard output.
     Stdout(std::io::BufWriter<std::io::Stdout>),
     /// A file being written.
-    File(std::io::BufWriter<cannery_capture::output::AtomicFile>),
+    File(std::io::BufWriter<cannery_files::output::AtomicFile>),
 }
 
 impl Output {
@@ -182,9 +182,9 @@ impl Output {
         if path == Path::new("-") {
             return Ok(Output::Stdout(std::io::BufWriter::new(std::io::stdout())));
         }
-        cannery_capture::output::refuse_same_file(inputs, path)?;
+        cannery_files::output::refuse_same_file(inputs, path)?;
         let existing = Existing::replace_if(force);
-        let f = cannery_capture::output::AtomicFile::create_with(path, existing, privacy)?;
+        let f = cannery_files::output::AtomicFile::create_with(path, existing, privacy)?;
         Ok(Output::File(std::io::BufWriter::new(f)))
     }
 

@@ -9,9 +9,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use cannery_capture::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
-use cannery_capture::interrupt;
 use cannery_codec::tabular::Style;
+use cannery_files::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
+use cannery_files::interrupt;
 use cannery_machine::System;
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::pages::{select_part, Part};

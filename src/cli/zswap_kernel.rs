@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use cannery_capture::corpus::Corpus;
-use cannery_capture::interrupt;
 use cannery_codec::constants::PAGE_SIZE;
+use cannery_files::interrupt;
 use cannery_zswap::kernel::{run_session, SessionOptions, SessionWorkload, System};
 use clap::Args;
 

@@ -349,7 +349,7 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
     use std::io::Read;
     const CHUNK: usize = 1 << 20;
     const OVERLAP: usize = 256;
-    let mut file = crate::input::open_input(path, "cannot open")?;
+    let mut file = cannery_files::input::open_input(path, "cannot open")?;
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + OVERLAP);
     let mut base = 0u64;
     loop {
@@ -399,7 +399,7 @@ fn scan_metadata(path: &std::path::Path, out: &mut Vec<Located>) -> crate::Resul
     use crate::error::Error;
     use crate::snapshot::{FIXED_LEN, MAX_META_LEN};
     use std::io::Read;
-    let mut file = crate::input::open_input(path, "cannot open")?;
+    let mut file = cannery_files::input::open_input(path, "cannot open")?;
     let mut fixed = [0u8; FIXED_LEN];
     file.read_exact(&mut fixed)
         .map_err(|e| Error::io(path, "cannot read", e))?;
@@ -507,7 +507,7 @@ mod tests {
             command: "server".into(),
             ..Default::default()
         };
-        let existing = crate::output::Existing::Keep;
+        let existing = cannery_files::output::Existing::Keep;
         let mut w = SnapshotWriter::create(&p, meta, 3, existing).unwrap();
         w.begin_process(0, 42, "API_KEY=pw").unwrap();
         w.write_page(crate::RegionKind::Anon, &[7u8; crate::PAGE_SIZE])

@@ -4,11 +4,11 @@
 //! summaries and the secret scanner.
 
 use cannery_capture::corpus::{open_pages, summarize, Corpus};
-use cannery_capture::output::Existing;
 use cannery_capture::secrets::{scan_path, SecretKind};
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::snapshot::{Metadata, PageCounts};
 use cannery_capture::{ErrorKind, RegionKind, Result, PAGE_SIZE};
+use cannery_files::output::Existing;
 use std::path::{Path, PathBuf};
 
 fn page(i: u32) -> Vec<u8> {

@@ -38,6 +38,7 @@ pub mod records;
 pub mod rng;
 pub mod table;
 pub mod tabular;
+pub mod timestamp;
 pub mod token;
 pub mod transcode;
 pub mod units;

@@ -130,7 +130,7 @@ pub fn open_pages(path: &Path) -> Result<PageReader> {
             format!("raw page file length {len} is not a multiple of {PAGE_SIZE}; partial page"),
         ));
     }
-    let file = crate::input::open_input(path, "cannot open")?;
+    let file = cannery_files::input::open_input(path, "cannot open")?;
     let total = len / PAGE_SIZE as u64;
     let stored = data_pages(&file, total);
     let stem = path
