@@ -93,6 +93,7 @@ fn main() {
     let cli = Cli::parse();
     cli::out::set_level(cli.quiet, cli.verbose);
     cannery_capture::corpus::set_skip_unreadable(cli.skip_unreadable);
+    cannery_capture::corpus::set_read_progress(cli::out::read_progress);
     let result = match cli.command {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Bench(args) => cli::bench::run(args),

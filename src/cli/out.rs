@@ -64,6 +64,16 @@ pub fn detail(message: impl std::fmt::Display) {
     }
 }
 
+/// How far a long raw page read got, on a terminal unless `-q` (the hook
+/// of `cannery_capture::corpus::set_read_progress`).
+pub fn read_progress(path: &std::path::Path, done: u64, total: u64) {
+    if progress_shown() {
+        let pct = done as f64 * 100.0 / total.max(1) as f64;
+        let name = super::escape_controls(&path.display().to_string()).into_owned();
+        eprintln!("cannery: reading {name}: page {done} of {total} ({pct:.0} %)");
+    }
+}
+
 /// True when progress is drawn: stderr is a terminal and not `-q`.
 pub fn progress_shown() -> bool {
     !quiet() && std::io::stderr().is_terminal()

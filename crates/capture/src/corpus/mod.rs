@@ -28,5 +28,7 @@ pub use layout::{
     is_skipped_name, read_dir_sorted, resolve, set_skip_unreadable, skipped_files,
     unreadable_files, unstored_same_filled, Corpus, PageIter, Workload, CORPORA_DIR,
 };
-pub use reader::{is_raw_pages, open_pages, Page, PageReader, RAW_EXTENSION};
+pub use reader::{
+    is_raw_pages, open_pages, set_read_progress, Page, PageReader, PROGRESS_EVERY, RAW_EXTENSION,
+};
 pub use summary::{summarize, summarize_file, CorpusSummary, FileSummary, WorkloadSummary};

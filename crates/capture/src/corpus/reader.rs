@@ -52,6 +52,21 @@ struct RawReader {
     total: u64,
     /// The page after the data segment being read (see [`next_data`]).
     segment_end: u64,
+    /// Progress steps reported so far ([`set_read_progress`]).
+    reported: u64,
+}
+
+/// Pages between two progress reports of a long raw read (1 GiB).
+pub const PROGRESS_EVERY: u64 = 1 << 18;
+
+/// Called as a raw file's read passes each [`PROGRESS_EVERY`] pages
+/// (holes included): the file, the page reached, its total.
+static PROGRESS: std::sync::OnceLock<fn(&Path, u64, u64)> = std::sync::OnceLock::new();
+
+/// Installs the hook that hears how far long raw reads got (the CLI prints
+/// it on stderr); the first call wins.
+pub fn set_read_progress(hook: fn(&Path, u64, u64)) {
+    let _ = PROGRESS.set(hook);
 }
 
 /// The next stretch of pages at or after page `from` of `file` (of `total`
@@ -161,6 +176,7 @@ pub fn open_pages(path: &Path) -> Result<PageReader> {
             index: 0,
             total,
             segment_end: 0,
+            reported: 0,
         })),
     })
 }
@@ -212,6 +228,12 @@ impl Iterator for PageReader {
                 if r.index >= r.total {
                     return None;
                 }
+                if r.index / PROGRESS_EVERY > r.reported {
+                    r.reported = r.index / PROGRESS_EVERY;
+                    if let Some(hook) = PROGRESS.get() {
+                        hook(&r.path, r.index, r.total);
+                    }
+                }
                 let mut data = vec![0u8; PAGE_SIZE];
                 let at = r.index * PAGE_SIZE as u64;
                 r.index += 1;
@@ -257,6 +279,12 @@ mod tests {
             f.write_all(&[b; PAGE_SIZE]).unwrap();
         }
         drop(f);
+        static HEARD: std::sync::Mutex<Vec<(PathBuf, u64, u64)>> =
+            std::sync::Mutex::new(Vec::new());
+        fn hear(p: &Path, done: u64, total: u64) {
+            HEARD.lock().unwrap().push((p.to_path_buf(), done, total));
+        }
+        set_read_progress(hear);
         let start = std::time::Instant::now();
         let r = open_pages(&p).unwrap();
         let c = r.header().counts;
@@ -265,5 +293,14 @@ mod tests {
         let pages: Vec<u8> = r.map(|p| p.unwrap().data[0]).collect();
         assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
         assert_eq!(pages, [1, 2, 3]);
+        // Progress was heard as the read passed page 2^20 and the last one.
+        let heard: Vec<_> = HEARD
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(f, _, _)| *f == p)
+            .map(|&(_, done, t)| (done, t))
+            .collect();
+        assert_eq!(heard, [(1 << 20, total), (total - 1, total)]);
     }
 }
