@@ -26,6 +26,11 @@ struct Cli {
     /// Say more on stderr (each step of long commands).
     #[arg(short, long, global = true)]
     verbose: bool,
+    /// Corpus readers: skip a page file or workload directory inside a
+    /// corpus directory that cannot be read, with a warning and a count
+    /// (without it, such a file is an error naming it).
+    #[arg(long, global = true)]
+    skip_unreadable: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -80,13 +85,15 @@ enum Command {
 fn main() {
     // A closed stdout (`cannery train ... | head -1`) ends the process
     // quietly instead of a panic in println!.
-    cannery_capture::interrupt::default_sigpipe();
+    cannery_files::interrupt::default_sigpipe();
     // Ctrl-C and SIGTERM remove partial files (the one shared handler).
-    cannery_capture::interrupt::install_cleanup();
+    cannery_files::interrupt::install_cleanup();
     // No command replaces a file it read, under any name.
-    cannery_capture::input::guard_inputs();
+    cannery_files::input::guard_inputs();
     let cli = Cli::parse();
     cli::out::set_level(cli.quiet, cli.verbose);
+    cannery_capture::corpus::set_skip_unreadable(cli.skip_unreadable);
+    cannery_capture::corpus::set_read_progress(cli::out::read_progress);
     let result = match cli.command {
         Command::Table(cmd) => cli::table::run(cmd),
         Command::Bench(args) => cli::bench::run(args),
@@ -119,18 +126,28 @@ fn main() {
             first.display()
         ));
     }
+    let unreadable = cannery_capture::corpus::unreadable_files();
+    if let Some(first) = unreadable.first() {
+        cli::out::warn(format!(
+            "skipped {} unreadable file(s) or directories (--skip-unreadable), e.g. {}",
+            unreadable.len(),
+            first.display()
+        ));
+    }
     if let Err(err) = result {
         // Outputs are never replaced silently; say how to replace one.
         let exists = err.chain().any(|c| {
-            c.downcast_ref::<cannery_capture::Error>()
-                .is_some_and(|e| e.kind() == cannery_capture::ErrorKind::AlreadyExists)
+            c.downcast_ref::<cannery_files::Error>()
+                .is_some_and(|e| e.kind() == cannery_files::ErrorKind::AlreadyExists)
+                || c.downcast_ref::<cannery_capture::Error>()
+                    .is_some_and(|e| e.kind() == cannery_capture::ErrorKind::AlreadyExists)
         });
         let hint = if exists {
             " (pass -f/--force to replace it)"
         } else {
             ""
         };
-        eprintln!("cannery: {err:#}{hint}");
+        eprintln!("cannery: {}{hint}", cli::error_text(&err));
         std::process::exit(cli::exit_status(&err));
     }
 }

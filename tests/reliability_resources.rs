@@ -24,6 +24,17 @@ fn resource_cases_stay_under_the_ceilings() {
     std::fs::create_dir(d.join("sparse")).unwrap();
     let sparse = std::fs::File::create(d.join("sparse/sparse.pages")).unwrap();
     sparse.set_len(8 << 30).unwrap();
+    // 100 GiB, holes but for 40 pages of text spread over it: the holes
+    // are zero pages, never read.
+    let mut big = std::fs::File::create(d.join("big.pages")).unwrap();
+    big.set_len(100 << 30).unwrap();
+    for k in 0..40u64 {
+        use std::io::{Seek, SeekFrom, Write};
+        big.seek(SeekFrom::Start((k * 997 + 5) << 20)).unwrap();
+        let text = format!("row {k} of the sparse corpus; ").repeat(200);
+        big.write_all(&text.as_bytes()[..4096]).unwrap();
+    }
+    drop(big);
     let cases: &[(&[&str], &[i32])] = &[
         (
             &[
@@ -62,6 +73,26 @@ fn resource_cases_stay_under_the_ceilings() {
             &[2],
         ),
         (&["corpus", "scan-secrets", "akia.pages"], &[0, 1]),
+        (&["corpus", "info", "big.pages"], &[0]),
+        (&["corpus", "scan-secrets", "big.pages"], &[0]),
+        (&["corpus", "export", "big.pages", "-o", "e.pages"], &[0]),
+        (&["stats", "--corpus", "big.pages", "-o", "h.json"], &[0]),
+        (
+            &["train", "--corpus", "big.pages", "--tables", "1", "-o", "t"],
+            &[0, 2],
+        ),
+        (
+            &[
+                "zswap-sim",
+                "--mode",
+                "fixed",
+                "--max-pages",
+                "2",
+                "--corpus",
+                "big.pages",
+            ],
+            &[0],
+        ),
         (&["corpus", "scan-secrets", "--json", "akia.bin"], &[2]),
         (
             &["capture", "--level", "0", "-o", "x.cansnap", "--", "true"],
@@ -87,4 +118,17 @@ fn resource_cases_stay_under_the_ceilings() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The holes were counted as zero pages, and only the data exported.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cannery"))
+        .args(["corpus", "info", "--json", "big.pages"])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["pages"], 40, "{v}");
+    assert_eq!(v["zero_pages"], (100u64 << 18) - 40, "{v}");
+    assert_eq!(
+        std::fs::metadata(d.join("e.pages")).unwrap().len(),
+        40 * 4096
+    );
 }

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use cannery_capture::maps::RegionKind;
-use cannery_capture::output::Existing;
+use cannery_files::output::Existing;
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::{Corpus, Metadata};
 use cannery_codec::huffman::limited_code_lengths;

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use cannery_capture::maps::RegionKind;
-use cannery_capture::output::Existing;
+use cannery_files::output::Existing;
 use cannery_capture::snapshot::reader::SnapshotReader;
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::Metadata;

@@ -12,10 +12,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cannery_capture::capture::DEFAULT_SEED;
-use cannery_capture::output::Existing;
 use cannery_capture::session::{capture_pid, Schedule};
 use cannery_capture::snapshot::writer::DEFAULT_LEVEL;
 use cannery_capture::{CaptureOptions, ErrorKind};
+use cannery_files::output::Existing;
 use pyo3::exceptions::{PyFileExistsError, PyFileNotFoundError, PyKeyboardInterrupt, PyOSError};
 use pyo3::prelude::*;
 
@@ -132,7 +132,7 @@ pub fn capture<'py>(
     };
     let mut bar = crate::progress::Progress::new(progress, u64::from(samples));
     let (result, interrupted) = py.allow_threads(|| {
-        cannery_capture::interrupt::reset();
+        cannery_files::interrupt::reset();
         // Restores the interpreter's handlers before returning.
         let r = match cold {
             Some(amount) => {
@@ -177,8 +177,8 @@ pub fn capture<'py>(
                 &mut |done, of| bar.step(&format!("sample {done} of {of}")),
             ),
         };
-        let interrupted = cannery_capture::interrupt::interrupted();
-        cannery_capture::interrupt::reset();
+        let interrupted = cannery_files::interrupt::interrupted();
+        cannery_files::interrupt::reset();
         (r, interrupted)
     });
     let report = result.map_err(capture_error)?;

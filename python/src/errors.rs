@@ -194,7 +194,7 @@ pub fn os_error(path: &std::path::Path, e: &std::io::Error) -> PyErr {
 /// an existing file as Python's `open(path, "wb")` would. I/O errors are
 /// `OSError`.
 pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> PyResult<()> {
-    use cannery_capture::output::{write_file, Existing};
+    use cannery_files::output::{write_file, Existing};
     write_file(path, bytes, Existing::Replace)
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }

@@ -196,8 +196,8 @@ impl PyHistogram {
         let text = py
             .allow_threads(|| {
                 // Bounded like the CLI's: /dev/zero is refused, not read.
-                let limit = cannery_capture::input::SMALL_FILE_LIMIT;
-                cannery_capture::input::read_text_limited(&path, limit, "histogram")
+                let limit = cannery_files::input::SMALL_FILE_LIMIT;
+                cannery_files::input::read_text_limited(&path, limit, "histogram")
             })
             .map_err(|e| match e.io_error() {
                 Some(io) => crate::errors::os_error(&path, io),

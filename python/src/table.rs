@@ -143,8 +143,8 @@ impl PyTable {
         let bytes = py
             .allow_threads(|| {
                 // Bounded like the CLI's: /dev/zero is refused, not read.
-                let limit = cannery_capture::input::SMALL_FILE_LIMIT;
-                cannery_capture::input::read_limited(&path, limit, "table")
+                let limit = cannery_files::input::SMALL_FILE_LIMIT;
+                cannery_files::input::read_limited(&path, limit, "table")
             })
             .map_err(|e| match e.io_error() {
                 Some(io) => crate::errors::os_error(&path, io),

@@ -22,7 +22,7 @@ pub struct BenchArgs {
     #[arg(long)]
     corpus: PathBuf,
     /// Pages per workload to measure at most (held-out pages, spread over the capture).
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, value_parser = super::at_least_one, default_value_t = 400)]
     max_pages: usize,
     /// Timed repetitions per page (the fastest counts).
     #[arg(long, default_value_t = 3)]

@@ -5,9 +5,9 @@
 
 use anyhow::{bail, Context};
 use cannery_capture::cold;
-use cannery_capture::output::Existing;
 use cannery_capture::session::{self, Schedule, SessionReport, WorkloadSpec};
 use cannery_capture::CaptureOptions;
+use cannery_files::output::Existing;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;

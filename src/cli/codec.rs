@@ -7,7 +7,7 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use cannery_capture::input::page_stream;
+use cannery_capture::stream::page_stream;
 use cannery_codec::transcode::{compress_pages, decompress_records};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode};
 use clap::Args;
@@ -127,7 +127,7 @@ pub fn decompress(args: DecompressArgs) -> anyhow::Result<()> {
     let input: Box<dyn Read> = if args.input == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {
-        let f = cannery_capture::input::open_input(&args.input, "cannot open")?;
+        let f = cannery_files::input::open_input(&args.input, "cannot open")?;
         Box::new(BufReader::new(f))
     };
     let mut out = Output::open(

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
-use cannery_capture::output::{write_files, Existing};
 use cannery_codec::Table;
+use cannery_files::output::{write_files, Existing};
 
 use super::{load_table, Output};
 use cannery_export::qpl::QplExport;

@@ -5,12 +5,12 @@
 /// `print!` to standard output that returns an error (exit 2) instead of
 /// panicking when the write fails (a full disk, `> /dev/full`).
 macro_rules! out {
-    ($($arg:tt)*) => { $crate::cli::write_stdout(format!($($arg)*).as_bytes()) };
+    ($($arg:tt)*) => { $crate::cli::write_stdout($crate::cli::escape_controls(&format!($($arg)*)).as_bytes()) };
 }
 
 /// `println!` as [`out!`].
 macro_rules! outln {
-    ($($arg:tt)*) => { $crate::cli::write_stdout(format!("{}\n", format_args!($($arg)*)).as_bytes()) };
+    ($($arg:tt)*) => { $crate::cli::write_stdout($crate::cli::escape_controls(&format!("{}\n", format_args!($($arg)*))).as_bytes()) };
 }
 
 pub mod backends;
@@ -59,6 +59,55 @@ pub fn finding(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Finding(message.into()))
 }
 
+/// A count of at least 1 (`--max-pages`): 0 would measure nothing.
+pub fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>().map_err(|e| e.to_string())? {
+        0 => Err("0 measures nothing; give at least 1".into()),
+        n => Ok(n),
+    }
+}
+
+/// An error and its causes on one line, `a: b: c`, each cause once: one
+/// whose text the line already holds (an error that prints its source in
+/// its own message) is not repeated. Control characters are escaped.
+pub fn error_text(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    escape_controls(&line).into_owned()
+}
+
+/// `text` with every control character but newline and tab (ESC, CR) and
+/// every bidi control written as `\uXXXX` (also a valid JSON escape), so
+/// a name from a file cannot drive the terminal. Every report and message
+/// goes through it.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.contains(bad) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if bad(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
 /// The exit status for a command's error: 1 for a [`Finding`], else 2.
 pub fn exit_status(err: &anyhow::Error) -> i32 {
     if err.chain().any(|c| c.is::<Finding>()) {
@@ -67,10 +116,10 @@ pub fn exit_status(err: &anyhow::Error) -> i32 {
         EXIT_ERROR
     }
 }
-use cannery_capture::input::{read_limited, SMALL_FILE_LIMIT};
-pub use cannery_capture::output::Privacy;
-use cannery_capture::output::{write_file, Existing};
 use cannery_codec::Table;
+use cannery_files::input::{read_limited, SMALL_FILE_LIMIT};
+pub use cannery_files::output::Privacy;
+use cannery_files::output::{write_file, Existing};
 
 /// Writes `bytes` to standard output and flushes; a failure is an error
 /// naming standard output.
@@ -85,7 +134,8 @@ pub fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
 /// built-in by name (`fixed`, `kernel-2024`) when no file of that name exists.
 pub fn load_table(spec: &str) -> anyhow::Result<Table> {
     let path = Path::new(spec);
-    if !path.exists() {
+    // A name with nothing there (not even a dangling or looping link).
+    if std::fs::symlink_metadata(path).is_err() {
         if let Some(t) = Table::builtin(spec) {
             return Ok(t);
         }
@@ -117,7 +167,7 @@ pub enum Output {
     /// Standard output.
     Stdout(std::io::BufWriter<std::io::Stdout>),
     /// A file being written.
-    File(std::io::BufWriter<cannery_capture::output::AtomicFile>),
+    File(std::io::BufWriter<cannery_files::output::AtomicFile>),
 }
 
 impl Output {
@@ -132,9 +182,9 @@ impl Output {
         if path == Path::new("-") {
             return Ok(Output::Stdout(std::io::BufWriter::new(std::io::stdout())));
         }
-        cannery_capture::output::refuse_same_file(inputs, path)?;
+        cannery_files::output::refuse_same_file(inputs, path)?;
         let existing = Existing::replace_if(force);
-        let f = cannery_capture::output::AtomicFile::create_with(path, existing, privacy)?;
+        let f = cannery_files::output::AtomicFile::create_with(path, existing, privacy)?;
         Ok(Output::File(std::io::BufWriter::new(f)))
     }
 

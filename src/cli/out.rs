@@ -37,21 +37,40 @@ pub fn verbose() -> bool {
 /// A status line (`cannery: …`), unless `-q`.
 pub fn status(message: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("cannery: {message}");
+        eprintln!(
+            "cannery: {message}",
+            message = super::escape_controls(&message.to_string())
+        );
     }
 }
 
 /// A warning (`cannery: warning: …`), unless `-q`.
 pub fn warn(message: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("cannery: warning: {message}");
+        eprintln!(
+            "cannery: warning: {message}",
+            message = super::escape_controls(&message.to_string())
+        );
     }
 }
 
 /// Detail shown only with `-v`.
 pub fn detail(message: impl std::fmt::Display) {
     if verbose() {
-        eprintln!("cannery: {message}");
+        eprintln!(
+            "cannery: {message}",
+            message = super::escape_controls(&message.to_string())
+        );
+    }
+}
+
+/// How far a long raw page read got, on a terminal unless `-q` (the hook
+/// of `cannery_capture::corpus::set_read_progress`).
+pub fn read_progress(path: &std::path::Path, done: u64, total: u64) {
+    if progress_shown() {
+        let pct = done as f64 * 100.0 / total.max(1) as f64;
+        let name = super::escape_controls(&path.display().to_string()).into_owned();
+        eprintln!("cannery: reading {name}: page {done} of {total} ({pct:.0} %)");
     }
 }
 

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use cannery_capture::input::{read_limited, read_text_limited};
 use cannery_codec::Table;
+use cannery_files::input::{read_limited, read_text_limited};
 use cannery_lab::table_summary::TableSummary;
 use clap::Subcommand;
 
@@ -79,7 +79,7 @@ pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
             force,
             name,
         } => {
-            cannery_capture::output::refuse_same_file(&[&file], &out)?;
+            cannery_files::output::refuse_same_file(&[&file], &out)?;
             let mut t = match from.as_str() {
                 "kernel-header" => {
                     let text = read_text_limited(&file, HEADER_LIMIT, "C header")?;

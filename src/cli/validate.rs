@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 
-use cannery_capture::output::{write_file, Existing};
 use cannery_capture::Corpus;
 use cannery_codec::Mode;
 use cannery_engines::backend;
 use cannery_engines::backend::check::{validate, FailureCase, Reproducer};
+use cannery_files::output::{write_file, Existing};
 
 use super::load_table;
 

@@ -66,8 +66,8 @@ pub fn man<C: CommandFactory>(args: ManArgs) -> anyhow::Result<()> {
             let files: Vec<_> = (pages.iter())
                 .map(|(name, bytes)| (dir.join(format!("{name}.1")), bytes.clone()))
                 .collect();
-            let existing = cannery_capture::output::Existing::replace_if(args.force);
-            cannery_capture::output::write_files(&files, existing)?;
+            let existing = cannery_files::output::Existing::replace_if(args.force);
+            cannery_files::output::write_files(&files, existing)?;
             super::out::status(format!(
                 "wrote {} manual pages to {}",
                 pages.len(),

@@ -9,8 +9,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use cannery_capture::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
-use cannery_capture::interrupt;
+use cannery_files::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
+use cannery_files::interrupt;
 use cannery_lab::report::{dictionary_file_name, table_file_names};
 use cannery_lab::tabular::Style;
 use cannery_machine::System;
@@ -53,7 +53,7 @@ pub struct ZramKernelArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// At most this many pages of each workload.
-    #[arg(long)]
+    #[arg(long, value_parser = super::at_least_one)]
     max_pages: Option<usize>,
     /// Also print one comparison per workload on the same pages: the
     /// kernel's zram beside canned deflate (the workload's table from

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use cannery_capture::corpus::Corpus;
-use cannery_capture::interrupt;
 use cannery_codec::constants::PAGE_SIZE;
+use cannery_files::interrupt;
 use cannery_zswap::kernel::{run_session, SessionOptions, SessionWorkload, System};
 use clap::Args;
 
@@ -49,7 +49,7 @@ pub struct ZswapKernelArgs {
     #[arg(long)]
     tables: Option<PathBuf>,
     /// At most this many pages of each workload.
-    #[arg(long)]
+    #[arg(long, value_parser = super::at_least_one)]
     max_pages: Option<usize>,
     /// Print the report as JSON.
     #[arg(long, conflicts_with = "markdown")]

@@ -70,7 +70,7 @@ pub struct ZswapSimArgs {
     #[arg(long)]
     reject_incompressible: bool,
     /// Use at most this many pages of each workload (its first ones).
-    #[arg(long)]
+    #[arg(long, value_parser = super::at_least_one)]
     max_pages: Option<usize>,
     /// Print the report as JSON.
     #[arg(long)]

@@ -329,7 +329,8 @@ impl Capturer {
                     }
                 }
                 let until = std::time::Instant::now() + wait;
-                while std::time::Instant::now() < until && !crate::interrupt::interrupted() {
+                while std::time::Instant::now() < until && !cannery_files::interrupt::interrupted()
+                {
                     std::thread::sleep(
                         Duration::from_millis(50).min(until - std::time::Instant::now()),
                     );
@@ -351,7 +352,7 @@ impl Capturer {
         };
         let mut result = Ok(());
         for (i, &p) in pids.iter().enumerate() {
-            if crate::interrupt::interrupted() {
+            if cannery_files::interrupt::interrupted() {
                 report.interrupted = true;
                 break;
             }
@@ -475,7 +476,7 @@ impl Capturer {
                 continue;
             };
             while addr < end {
-                if crate::interrupt::interrupted() {
+                if cannery_files::interrupt::interrupted() {
                     report.interrupted = true;
                     break 'maps;
                 }

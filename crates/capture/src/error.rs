@@ -79,22 +79,12 @@ impl Error {
 
     /// An I/O error on `path`, classified by its OS error code.
     pub fn io(path: &Path, what: &str, err: io::Error) -> Error {
-        let kind = match err.kind() {
-            io::ErrorKind::NotFound => ErrorKind::NotFound,
-            io::ErrorKind::PermissionDenied => ErrorKind::PermissionDenied,
-            io::ErrorKind::UnexpectedEof => ErrorKind::Truncated,
-            _ => match err.raw_os_error() {
-                Some(libc::ESRCH) => ErrorKind::NoSuchProcess,
-                Some(libc::EPERM) => ErrorKind::PermissionDenied,
-                _ => ErrorKind::Io,
-            },
-        };
-        Error {
-            kind,
-            message: format!("{what} {}: {err}", path.display()),
-            path: Some(path.to_path_buf()),
-            offset: None,
-            source: Some(err),
+        let esrch = err.raw_os_error() == Some(libc::ESRCH);
+        let e = Error::from(cannery_files::Error::io(path, what, err));
+        if esrch {
+            e.with_kind(ErrorKind::NoSuchProcess)
+        } else {
+            e
         }
     }
 
@@ -138,6 +128,28 @@ impl Error {
     /// The underlying OS error, if any.
     pub fn io_error(&self) -> Option<&io::Error> {
         self.source.as_ref()
+    }
+}
+
+impl From<cannery_files::Error> for Error {
+    fn from(e: cannery_files::Error) -> Error {
+        use cannery_files::ErrorKind as K;
+        let (kind, message, path, source) = e.into_parts();
+        let kind = match kind {
+            K::PermissionDenied => ErrorKind::PermissionDenied,
+            K::NotFound => ErrorKind::NotFound,
+            K::Truncated => ErrorKind::Truncated,
+            K::InvalidInput => ErrorKind::InvalidInput,
+            K::AlreadyExists => ErrorKind::AlreadyExists,
+            _ => ErrorKind::Io,
+        };
+        Error {
+            kind,
+            message,
+            path,
+            offset: None,
+            source,
+        }
     }
 }
 

@@ -3,7 +3,9 @@
 //!
 //! This crate knows nothing about compression tables: its job ends at "a
 //! stream of real pages, labelled by workload". It does not train, encode or
-//! simulate zswap.
+//! simulate zswap. Its files (snapshots, page exports) are written and read
+//! through `cannery_files` (atomic outputs, inputs never replaced, partial
+//! files removed on SIGINT/SIGTERM, whose flag captures poll to stop).
 //!
 //! # Data flow
 //!
@@ -96,8 +98,8 @@
 //! `poll` (used by [`target`]), `process_vm_readv` ([`read`]), the
 //! zero-page probe's `mmap`/`munmap` ([`pagemap`]), the [`region`] mapping's
 //! `mmap`/`madvise`/`munmap`, `ptrace`/`waitpid`
-//! ([`freeze`]), `sigaction` ([`interrupt`]), `kill` ([`session`]) and
-//! `geteuid`. Each unsafe block there carries a `// SAFETY:` note.
+//! ([`freeze`]), `kill` ([`session`]), `lseek` with `SEEK_DATA`/`SEEK_HOLE`
+//! ([`corpus`]'s sparse `.pages` files) and `geteuid`. Each unsafe block there carries a `// SAFETY:` note.
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -109,10 +111,7 @@ pub mod error;
 pub mod filter;
 pub mod freeze;
 pub mod idle;
-pub mod input;
-pub mod interrupt;
 pub mod maps;
-pub mod output;
 pub mod pagemap;
 pub mod read;
 pub mod region;
@@ -120,6 +119,7 @@ pub mod sample;
 pub mod secrets;
 pub mod session;
 pub mod snapshot;
+pub mod stream;
 #[allow(unsafe_code)]
 mod sys;
 pub mod target;

@@ -285,7 +285,12 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "cannot scan", e))?;
     if meta.is_dir() {
         for p in crate::corpus::read_dir_sorted(path)? {
-            scan_into(&p, report)?;
+            match scan_into(&p, report) {
+                Err(e)
+                    if e.kind() == crate::ErrorKind::PermissionDenied
+                        && crate::corpus::skip_unreadable(&p) => {}
+                r => r?,
+            }
         }
         return Ok(());
     }
@@ -302,13 +307,35 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
     let out = &mut report.findings;
     if crate::snapshot::is_snapshot(path) || crate::corpus::is_raw_pages(path) {
         report.corpus_files += 1;
-        for (i, page) in crate::corpus::open_pages(path)?.enumerate() {
+        let mut reader = crate::corpus::open_pages(path)?;
+        if !reader.header().raw {
+            scan_metadata(path, out)?;
+        }
+        let mut process: Option<String> = None;
+        let mut next_index = 0u64;
+        while let Some(page) = reader.next() {
             let page = page?;
+            let i = next_index;
+            next_index += 1;
             report.pages += 1;
+            // Each process name the records give, once in a row.
+            if let Some(p) = reader.process() {
+                if process.as_deref() != Some(p.comm.as_str()) {
+                    for f in scan_bytes(p.comm.as_bytes()) {
+                        out.push(Located {
+                            path: path.to_path_buf(),
+                            page: Some(i),
+                            offset: 0,
+                            finding: f,
+                        });
+                    }
+                    process = Some(p.comm.clone());
+                }
+            }
             for f in scan_bytes(&page.data) {
                 out.push(Located {
                     path: path.to_path_buf(),
-                    page: Some(i as u64),
+                    page: Some(i),
                     offset: f.offset as u64,
                     finding: f,
                 });
@@ -322,7 +349,7 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
     use std::io::Read;
     const CHUNK: usize = 1 << 20;
     const OVERLAP: usize = 256;
-    let mut file = crate::input::open_input(path, "cannot open")?;
+    let mut file = cannery_files::input::open_input(path, "cannot open")?;
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + OVERLAP);
     let mut base = 0u64;
     loop {
@@ -361,6 +388,63 @@ fn scan_into(path: &std::path::Path, report: &mut ScanReport) -> crate::Result<(
         buf.drain(..limit);
         base += limit as u64;
     }
+}
+
+/// Scans a snapshot's metadata (label, command, and every other string it
+/// records, such as a command line or environment a writer put there): each
+/// string value, prefixed by its key as `KEY=value` so a recorded
+/// environment variable is judged by its name. Findings carry no page; their
+/// offset is that of the key (else of the metadata block) in the file.
+fn scan_metadata(path: &std::path::Path, out: &mut Vec<Located>) -> crate::Result<()> {
+    use crate::error::Error;
+    use crate::snapshot::{FIXED_LEN, MAX_META_LEN};
+    use std::io::Read;
+    let mut file = cannery_files::input::open_input(path, "cannot open")?;
+    let mut fixed = [0u8; FIXED_LEN];
+    file.read_exact(&mut fixed)
+        .map_err(|e| Error::io(path, "cannot read", e))?;
+    let len = u32::from_le_bytes([fixed[16], fixed[17], fixed[18], fixed[19]]).min(MAX_META_LEN);
+    let mut meta = Vec::new();
+    file.take(u64::from(len))
+        .read_to_end(&mut meta)
+        .map_err(|e| Error::io(path, "cannot read", e))?;
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(&meta) else {
+        return Ok(()); // The reader already refused a file it cannot parse.
+    };
+    let mut strings = Vec::new();
+    metadata_strings("", &value, &mut strings);
+    for (key, text) in strings {
+        let at = find_bytes(&meta, format!("\"{key}\"").as_bytes()).unwrap_or(0);
+        let line = if key.is_empty() {
+            text
+        } else {
+            format!("{key}={text}")
+        };
+        for f in scan_bytes(line.as_bytes()) {
+            out.push(Located {
+                path: path.to_path_buf(),
+                page: None,
+                offset: (FIXED_LEN + at) as u64,
+                finding: f,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every string in `v` with the key it is stored under ("" in an array).
+fn metadata_strings(key: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::String(s) => out.push((key.to_string(), s.clone())),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| metadata_strings("", x, out)),
+        serde_json::Value::Object(o) => o.iter().for_each(|(k, x)| metadata_strings(k, x, out)),
+        _ => {}
+    }
+}
+
+/// Where `needle` first occurs in `hay`.
+fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]
@@ -411,5 +495,48 @@ mod tests {
         let noise: Vec<u8> = (0..1 << 16).map(|_| rng.next_u64() as u8).collect();
         assert_eq!(kinds(&noise), vec![]);
         assert_eq!(kinds(&[0u8; 4096]), vec![]);
+    }
+
+    #[test]
+    fn snapshot_metadata_and_process_names_are_scanned() {
+        use crate::snapshot::writer::SnapshotWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("w.cansnap");
+        let meta = crate::Metadata {
+            label: "GITHUB_TOKEN=abc123".into(),
+            command: "server".into(),
+            ..Default::default()
+        };
+        let existing = cannery_files::output::Existing::Keep;
+        let mut w = SnapshotWriter::create(&p, meta, 3, existing).unwrap();
+        w.begin_process(0, 42, "API_KEY=pw").unwrap();
+        w.write_page(crate::RegionKind::Anon, &[7u8; crate::PAGE_SIZE])
+            .unwrap();
+        w.set_counts(crate::PageCounts {
+            scanned: 1,
+            stored: 1,
+            ..Default::default()
+        });
+        w.finish().unwrap();
+        let r = scan_path(&p).unwrap();
+        assert_eq!(r.pages, 1);
+        let found: Vec<_> = r
+            .findings
+            .iter()
+            .map(|f| (f.page, f.finding.kind))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (None, SecretKind::SecretVariable),
+                (Some(0), SecretKind::SecretVariable)
+            ],
+            "{:?}",
+            r.findings
+        );
+        // The label's finding points into the metadata block.
+        let at = r.findings[0].offset as usize;
+        let bytes = std::fs::read(&p).unwrap();
+        assert_eq!(&bytes[at..at + 7], b"\"label\"");
     }
 }

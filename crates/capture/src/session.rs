@@ -15,15 +15,16 @@
 
 use crate::capture::{CaptureOptions, Capturer, SampleReport};
 use crate::error::{Error, ErrorKind, Result};
-use crate::output::Existing;
 use crate::snapshot::writer::SnapshotWriter;
 use crate::snapshot::{Metadata, SamplingParams, SnapshotHeader};
 use crate::target::Target;
+use cannery_codec::timestamp::{rfc3339, unix_now};
+use cannery_files::output::Existing;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// How often and how many times to sample.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,37 +175,6 @@ pub fn base_metadata(
     }
 }
 
-/// Now, in Unix seconds (0 if the clock is before 1970).
-pub fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
-/// Format Unix seconds as RFC 3339 UTC.
-pub fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86400) as i64;
-    let rem = secs % 86400;
-    // Civil-from-days (H. Hinnant).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
-}
-
 /// The even share of `max` pages for sample `i` of `count` (the shares add
 /// up to `max`). Sessions give each sample its share plus whatever earlier
 /// samples left unused.
@@ -243,7 +213,7 @@ impl Loop<'_> {
             // or a signal arrives.
             let due = started + self.sched.interval * (i + u32::from(!immediate));
             loop {
-                if crate::interrupt::interrupted() {
+                if cannery_files::interrupt::interrupted() {
                     return Ok("interrupted".into());
                 }
                 let now = Instant::now();
@@ -337,7 +307,7 @@ pub fn capture_pid(
     progress: &mut dyn FnMut(u32, u32),
 ) -> Result<SessionReport> {
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
-    let _handlers = crate::interrupt::install();
+    let _handlers = cannery_files::interrupt::install();
     let target = Target::attach(pid)?;
     // Fail on permissions before creating the output file.
     target.open_checked("mem")?;
@@ -484,7 +454,7 @@ pub fn run_workload(
     progress: &mut dyn FnMut(u32, u32),
 ) -> Result<SessionReport> {
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
-    let _handlers = crate::interrupt::install();
+    let _handlers = cannery_files::interrupt::install();
     let (mut cmd, program, command_name) = workload_command(spec)?;
     let meta = base_metadata(label.unwrap_or(&command_name), &command_name, opts, sched);
     let writer = SnapshotWriter::create(out, meta, level, existing)?;
@@ -593,12 +563,5 @@ mod tests {
         assert_eq!(b.iter().sum::<u64>(), 10);
         assert_eq!(b, vec![3, 3, 4]);
         assert_eq!(sample_budget(None, 0, 3), None);
-    }
-
-    #[test]
-    fn rfc3339_format() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
     }
 }

@@ -262,6 +262,9 @@ pub fn permission_advice(pid: u32, detail: &str) -> String {
             "process {pid} belongs to uid {o} and you are uid {me}; run cannery as that user or as root (or give the binary CAP_SYS_PTRACE: sudo setcap cap_sys_ptrace+ep $(command -v cannery))"
         ),
         (_, Some(3)) => "kernel.yama.ptrace_scope is 3 (no process may be inspected until reboot); capture is impossible on this boot".to_string(),
+        _ if me == 0 => format!(
+            "cannery runs as root, yet the kernel refused ptrace access to process {pid}: the process may be protected from this root (another user namespace, such as a container's init seen from inside; a kernel thread), the capability CAP_SYS_PTRACE may be dropped (a container: run it with --cap-add SYS_PTRACE), or a security module (SELinux, AppArmor, kernel lockdown) forbids it"
+        ),
         (_, Some(s)) if s > 0 => format!(
             "kernel.yama.ptrace_scope is {s}; run cannery as root, give it CAP_SYS_PTRACE (sudo setcap cap_sys_ptrace+ep $(command -v cannery)), use spawn mode (cannery capture ... -- CMD) which captures its own child, or set sudo sysctl kernel.yama.ptrace_scope=0"
         ),

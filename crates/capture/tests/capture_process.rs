@@ -14,10 +14,10 @@ mod common;
 
 use cannery_capture::capture::{CaptureOptions, Capturer, Progress};
 use cannery_capture::corpus::open_pages;
-use cannery_capture::output::Existing;
 use cannery_capture::session::{self, Schedule, WorkloadSpec};
 use cannery_capture::target::Target;
 use cannery_capture::{ErrorKind, RegionKind, PAGE_SIZE};
+use cannery_files::output::Existing;
 use common::{pattern, Testee, VecSink, TESTEE};
 use std::time::Duration;
 

@@ -4,11 +4,11 @@
 //! secret scanner (`corpus info`'s summaries: cannery-lab tests/corpus_summary.rs).
 
 use cannery_capture::corpus::{open_pages, Corpus};
-use cannery_capture::output::Existing;
 use cannery_capture::secrets::{scan_path, SecretKind};
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::snapshot::{Metadata, PageCounts};
 use cannery_capture::{ErrorKind, RegionKind, Result, PAGE_SIZE};
+use cannery_files::output::Existing;
 use std::path::{Path, PathBuf};
 
 fn page(i: u32) -> Vec<u8> {

@@ -3,10 +3,10 @@
 //! a counting global allocator, so this file holds this one test only.
 
 use cannery_capture::corpus::{open_pages, Corpus};
-use cannery_capture::output::Existing;
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::snapshot::Metadata;
 use cannery_capture::{RegionKind, PAGE_SIZE};
+use cannery_files::output::Existing;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -48,6 +48,7 @@ pub mod mode;
 pub mod records;
 pub mod rng;
 pub mod table;
+pub mod timestamp;
 pub mod token;
 pub mod transcode;
 

@@ -191,7 +191,9 @@ pub fn summarize_file(path: &Path) -> Result<FileSummary> {
     let mut counts = h.counts;
     let mut stored_zero = 0;
     if h.raw {
-        counts.zero = zero;
+        // Pages in holes of a sparse file (counted at open) and stored
+        // zero pages alike.
+        counts.zero = h.counts.zero + zero;
         counts.same_filled = same;
         stored_zero = zero;
     }

@@ -2,10 +2,10 @@
 //! `.pages` file, a corpus directory of snapshots and a cold (reclaim)
 //! capture: pages, zero pages and the recorded counts as the files hold them.
 
-use cannery_capture::output::Existing;
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::snapshot::{ColdPages, Metadata, PageCounts};
 use cannery_capture::{RegionKind, PAGE_SIZE};
+use cannery_files::output::Existing;
 use cannery_lab::corpus_summary::summarize;
 use std::path::Path;
 

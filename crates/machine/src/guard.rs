@@ -3,7 +3,7 @@
 //! it (with the value it replaces) and undoes everything, newest first,
 //! when [`Restore::restore`] is called or the guard is dropped (normal
 //! return, error, or panic). SIGINT/SIGTERM are turned into an early,
-//! normal return by the caller (`cannery_capture::interrupt`), so they
+//! normal return by the caller (`cannery_files::interrupt`), so they
 //! restore too; what no handler catches (SIGKILL) the journal keeps, and
 //! [`restore_stale`] (`cannery restore`) undoes it later.
 //!

@@ -49,11 +49,8 @@ impl ReplayCorpus {
                 let reader = open_pages(f)?;
                 let header = reader.header();
                 let counts = header.counts;
-                let unstored = if header.raw {
-                    0.0
-                } else {
-                    counts.unstored_same_filled()
-                };
+                // Raw files: the pages in holes of a sparse file (else 0).
+                let unstored = counts.unstored_same_filled();
                 c.omitted_same_filled += counts.zero + counts.same_filled;
                 c.files += 1;
                 let mut read = 0u64;

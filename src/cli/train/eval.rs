@@ -94,9 +94,9 @@ fn eval_histograms_cmd(table: &cannery_codec::Table, args: &EvalArgs) -> anyhow:
     use anyhow::Context;
     let mut named = Vec::new();
     for p in &args.histograms {
-        let text = cannery_capture::input::read_text_limited(
+        let text = cannery_files::input::read_text_limited(
             p,
-            cannery_capture::input::SMALL_FILE_LIMIT,
+            cannery_files::input::SMALL_FILE_LIMIT,
             "histogram",
         )?;
         let h = cannery_trainer::Histogram::from_json(&text)

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 
-use cannery_capture::input::{read_text_limited, SMALL_FILE_LIMIT};
-use cannery_capture::output::{self, Existing};
 use cannery_codec::Level;
+use cannery_files::input::{read_text_limited, SMALL_FILE_LIMIT};
+use cannery_files::output::{self, Existing};
 use cannery_lab::eval_corpus::merge_all;
 use cannery_lab::fleet::train_corpus;
 use cannery_lab::report::{CorpusOptions, Progress};
@@ -177,18 +177,9 @@ fn progress_printer(workloads: usize, tables: usize, matrix: bool) -> impl FnMut
     }
 }
 
-/// When tables are made, as RFC 3339 for their provenance: the time in
-/// `SOURCE_DATE_EPOCH` when it is set (reproducible output, as in
-/// reproducible builds), else now.
+/// When tables are made ([`cannery_codec::timestamp::created_now`]).
 pub(super) fn created_now() -> anyhow::Result<String> {
-    let secs = match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(v) => v
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| anyhow::anyhow!("SOURCE_DATE_EPOCH={v:?} is not a number of seconds"))?,
-        Err(_) => cannery_capture::session::unix_now(),
-    };
-    Ok(cannery_capture::session::rfc3339(secs))
+    cannery_codec::timestamp::created_now().map_err(anyhow::Error::msg)
 }
 
 /// Writes `text` to `path` atomically (a new file unless `force`),

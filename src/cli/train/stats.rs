@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use clap::Args;
 
-use cannery_capture::output::refuse_same_file;
 use cannery_codec::Level;
+use cannery_files::output::refuse_same_file;
 use cannery_trainer::corpus::{CorpusSource, FileSource};
 use cannery_trainer::gather::{gather_all, gather_process};
 use cannery_trainer::histogram::Histogram;
@@ -73,8 +73,8 @@ pub struct MergeArgs {
 /// `cannery stats`.
 pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
     // Refuse the output before the work, not after it.
-    let existing = cannery_capture::output::Existing::replace_if(args.force);
-    cannery_capture::output::check_outputs(&[&args.out], existing)?;
+    let existing = cannery_files::output::Existing::replace_if(args.force);
+    cannery_files::output::check_outputs(&[&args.out], existing)?;
     refuse_same_file(
         &args.corpus.iter().map(Path::new).collect::<Vec<_>>(),
         &args.out,

@@ -261,7 +261,7 @@ fn cycle(
         let now = scan(&pids, &areas, c.opts);
         Ok(now.swapped.difference(&before.swapped).count() as u64)
     };
-    let interrupted = crate::interrupt::interrupted;
+    let interrupted = cannery_files::interrupt::interrupted;
     let mut knobs = CgroupKnobs {
         guard,
         cgroup: c.cgroup,
@@ -298,7 +298,7 @@ fn cycle(
 /// signal arrives.
 fn wait_until(target: &Target, due: std::time::Instant) -> bool {
     loop {
-        if crate::interrupt::interrupted() {
+        if cannery_files::interrupt::interrupted() {
             return false;
         }
         let now = std::time::Instant::now();
@@ -330,7 +330,7 @@ fn run_cycles(
     let started = std::time::Instant::now();
     for i in 0..sched.count {
         if !wait_until(target, started + sched.interval * (i + 1)) {
-            return Ok(if crate::interrupt::interrupted() {
+            return Ok(if cannery_files::interrupt::interrupted() {
                 "interrupted".into()
             } else {
                 format!("target exited after {i} cycles")
@@ -369,7 +369,7 @@ fn run_cycles(
         let interrupted = r.interrupted;
         samples.push(r);
         writer.flush()?;
-        if interrupted || crate::interrupt::interrupted() {
+        if interrupted || cannery_files::interrupt::interrupted() {
             return Ok("interrupted".into());
         }
     }
@@ -389,7 +389,7 @@ pub fn capture_cold(
     cold_opts: &ColdOptions,
     sched: &Schedule,
     out: &Path,
-    existing: crate::output::Existing,
+    existing: cannery_files::output::Existing,
     level: i32,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(SessionReport, ColdReport)> {
@@ -399,7 +399,7 @@ pub fn capture_cold(
             "--cold reclaim:… and --cold-after cannot be combined",
         ));
     }
-    let _handlers = crate::interrupt::install();
+    let _handlers = cannery_files::interrupt::install();
     let system = System::default();
     let needs = preflight(&system, cold_opts, pid);
     if !needs.is_empty() {
@@ -513,7 +513,7 @@ pub fn capture_cold(
             &mut samples,
             progress,
         )?;
-        Ok((capturer, writer, hot, reason))
+        Ok::<_, Error>((capturer, writer, hot, reason))
     })();
     let completed = matches!(&outcome, Ok((_, _, _, r)) if r == "completed");
     let (exit_status, killed) = match &mut child {

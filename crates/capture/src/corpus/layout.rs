@@ -100,7 +100,11 @@ impl Corpus {
                 .collect();
             dirs.sort();
             for d in dirs {
-                let files = page_files(&d)?;
+                let files = match page_files(&d) {
+                    Ok(f) => f,
+                    Err(_) if std::fs::read_dir(&d).is_err() && skip_unreadable(&d) => continue,
+                    Err(e) => return Err(e),
+                };
                 if files.is_empty() {
                     continue;
                 }
@@ -211,6 +215,41 @@ pub fn skipped_files() -> Vec<PathBuf> {
     set.iter().cloned().collect()
 }
 
+/// Page files and directories the corpus readers could not read and
+/// skipped, with [`set_skip_unreadable`].
+static UNREADABLE: std::sync::Mutex<std::collections::BTreeSet<PathBuf>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Whether an unreadable page file inside a corpus directory is skipped
+/// (with a warning and a count, `--skip-unreadable`) instead of failing.
+static SKIP_UNREADABLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, a page file (or workload directory) inside a corpus
+/// directory that cannot be read is skipped and remembered
+/// ([`unreadable_files`]) instead of failing the read; a file named
+/// directly is still an error. For `--skip-unreadable`.
+pub fn set_skip_unreadable(on: bool) {
+    SKIP_UNREADABLE.store(on, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Every page file or workload directory skipped as unreadable, each once:
+/// callers say how many.
+pub fn unreadable_files() -> Vec<PathBuf> {
+    let set = UNREADABLE.lock().unwrap_or_else(|e| e.into_inner());
+    set.iter().cloned().collect()
+}
+
+/// Whether an unreadable `path` is to be skipped (and is remembered as
+/// such), by [`set_skip_unreadable`].
+pub(crate) fn skip_unreadable(path: &Path) -> bool {
+    let skip = SKIP_UNREADABLE.load(std::sync::atomic::Ordering::SeqCst);
+    if skip {
+        let mut set = UNREADABLE.lock().unwrap_or_else(|e| e.into_inner());
+        set.insert(path.to_path_buf());
+    }
+    skip
+}
+
 /// The entries of `dir`, sorted, without those [`is_skipped_name`] skips.
 pub fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, "cannot list", e))?;
@@ -229,7 +268,7 @@ pub fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// The page files of `dir`: `.pages` files and snapshots. A file named as
 /// one (`.pages`, `.cansnap`) that cannot be opened is an error naming it,
-/// never a workload silently missing.
+/// never a workload silently missing (unless [`set_skip_unreadable`]).
 fn page_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for p in read_dir_sorted(dir)? {
@@ -239,7 +278,12 @@ fn page_files(dir: &Path) -> Result<Vec<PathBuf>> {
         let named = is_raw_pages(&p)
             || p.extension().and_then(|e| e.to_str()) == Some(crate::snapshot::EXTENSION);
         if named {
-            std::fs::File::open(&p).map_err(|e| Error::io(&p, "cannot read", e))?;
+            if let Err(e) = std::fs::File::open(&p) {
+                if skip_unreadable(&p) {
+                    continue;
+                }
+                return Err(Error::io(&p, "cannot read", e));
+            }
         }
         if is_raw_pages(&p) || is_snapshot(&p) {
             files.push(p);
@@ -267,7 +311,8 @@ impl Workload {
     /// Zero and same-filled pages the captures of this workload counted
     /// without storing, in proportion to the pages they stored
     /// ([`crate::PageCounts::unstored_same_filled`], summed and rounded to
-    /// whole pages); 0 for raw `.pages` files. Reads each file's header only.
+    /// whole pages); for raw `.pages` files the pages in holes of a sparse
+    /// file. Reads each file's header only.
     pub fn unstored_same_filled(&self) -> Result<u64> {
         unstored_same_filled(&self.files)
     }
@@ -279,9 +324,8 @@ pub fn unstored_same_filled(files: &[PathBuf]) -> Result<u64> {
     for f in files {
         let reader = open_pages(f)?;
         let h = reader.header();
-        if !h.raw {
-            total += h.counts.unstored_same_filled();
-        }
+        // A raw file's holes count as zero pages (0 for a file without).
+        total += h.counts.unstored_same_filled();
     }
     Ok(total.round() as u64)
 }

@@ -19,8 +19,11 @@ mod layout;
 mod reader;
 
 pub use export::{export, Emit, ExportOptions, ExportReport, ExportedWorkload};
+pub(crate) use layout::skip_unreadable;
 pub use layout::{
-    is_skipped_name, read_dir_sorted, resolve, skipped_files, unstored_same_filled, Corpus,
-    PageIter, Workload, CORPORA_DIR,
+    is_skipped_name, read_dir_sorted, resolve, set_skip_unreadable, skipped_files,
+    unreadable_files, unstored_same_filled, Corpus, PageIter, Workload, CORPORA_DIR,
 };
-pub use reader::{is_raw_pages, open_pages, Page, PageReader, RAW_EXTENSION};
+pub use reader::{
+    is_raw_pages, open_pages, set_read_progress, Page, PageReader, PROGRESS_EVERY, RAW_EXTENSION,
+};

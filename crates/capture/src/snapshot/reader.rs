@@ -90,7 +90,7 @@ impl std::fmt::Debug for SnapshotReader {
 impl SnapshotReader {
     /// Open `path` and validate its header.
     pub fn open(path: &Path) -> Result<SnapshotReader> {
-        let mut file = crate::input::open_input(path, "cannot open")?;
+        let mut file = cannery_files::input::open_input(path, "cannot open")?;
         let file_len = file
             .metadata()
             .map_err(|e| Error::io(path, "cannot stat", e))?

@@ -16,8 +16,8 @@ use super::{
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::maps::RegionKind;
-use crate::output::{AtomicFile, Existing, Privacy};
 use crate::PAGE_SIZE;
+use cannery_files::output::{AtomicFile, Existing, Privacy};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 

@@ -370,7 +370,7 @@ fn model(
     };
     let dict = match dictionary {
         Some(d) => Some(
-            cannery_capture::input::read_limited(d, LZ4_DICT_MAX, "dictionary").map_err(|e| {
+            cannery_files::input::read_limited(d, LZ4_DICT_MAX, "dictionary").map_err(|e| {
                 ZramError::Io {
                     what: format!("reading {}", d.display()),
                     source: std::io::Error::other(e.to_string()),
