@@ -42,7 +42,9 @@ pub mod survey;
 
 pub use survey::{render_survey, survey, Availability};
 
-pub(crate) use crate::engine::{check_page, outcome_of, ALL_MODES};
+pub(crate) use crate::engine::{check_page, ALL_MODES};
+#[cfg(any(feature = "reference", feature = "qat"))]
+pub(crate) use crate::engine::outcome_of;
 pub use crate::engine::{Capabilities, Direction, Engine, EngineError, ExecPath};
 
 use cannery_codec::bitio::BitWriter;
