@@ -1,5 +1,5 @@
-//! Backends: the engines that compress and decompress pages, behind one
-//! [`Engine`] trait and one dispatch point, [`open`].
+//! Backends: the deflate engines `cannery validate` and `cannery fuzz`
+//! check, each an [`Engine`], opened by name at one dispatch point, [`open`].
 //!
 //! | backend      | compresses               | decompresses                         | path |
 //! |--------------|--------------------------|--------------------------------------|------|
@@ -42,9 +42,9 @@ pub mod survey;
 
 pub use survey::{render_survey, survey, Availability};
 
-pub(crate) use crate::engine::{check_page, ALL_MODES};
 #[cfg(any(feature = "reference", feature = "qat"))]
 pub(crate) use crate::engine::outcome_of;
+pub(crate) use crate::engine::{check_page, ALL_MODES};
 pub use crate::engine::{Capabilities, Direction, Engine, EngineError, ExecPath};
 
 use cannery_codec::bitio::BitWriter;
