@@ -19,7 +19,7 @@
 //! puts the table's implied header in front of it, bit-exactly.
 //!
 //! Pages are at most 4096 bytes; a compressed output of 4096 bytes or more is
-//! [`Outcome::Incompressible`] (zswap stores such pages raw). Decompression
+//! [`Outcome::Incompressible`](cannery_codec::Outcome::Incompressible) (zswap stores such pages raw). Decompression
 //! writes into the caller's buffer, whose length is the output limit.
 //!
 //! This module does not pick a "best" backend, retry, or run anything in
