@@ -6,7 +6,7 @@
 //! validation and fuzz matrix `cannery validate` and `cannery fuzz` run
 //! over them ([`backend::check`]). [`peer`] wraps the outside compressors
 //! zswap users pick (zstd, lz4, the kernel's deflate and lzo). [`batch`]
-//! runs any of them over up to 32 pages at once on worker threads. [`isal`]
+//! runs any of them over up to 32 pages at once on worker threads. `isal`
 //! (feature `isal`) is ISA-L's level-0 compressor and statistics.
 //!
 //! The stream formats, tables and cannery's own codec are

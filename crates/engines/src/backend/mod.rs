@@ -1,5 +1,5 @@
-//! Backends: the engines that compress and decompress pages, behind one
-//! [`Engine`] trait and one dispatch point, [`open`].
+//! Backends: the deflate engines `cannery validate` and `cannery fuzz`
+//! check, each an [`Engine`], opened by name at one dispatch point, [`open`].
 //!
 //! | backend      | compresses               | decompresses                         | path |
 //! |--------------|--------------------------|--------------------------------------|------|
@@ -19,7 +19,7 @@
 //! puts the table's implied header in front of it, bit-exactly.
 //!
 //! Pages are at most 4096 bytes; a compressed output of 4096 bytes or more is
-//! [`Outcome::Incompressible`] (zswap stores such pages raw). Decompression
+//! [`Outcome::Incompressible`](cannery_codec::Outcome::Incompressible) (zswap stores such pages raw). Decompression
 //! writes into the caller's buffer, whose length is the output limit.
 //!
 //! This module does not pick a "best" backend, retry, or run anything in
@@ -42,7 +42,9 @@ pub mod survey;
 
 pub use survey::{survey, Availability};
 
-pub(crate) use crate::engine::{check_page, outcome_of, ALL_MODES};
+#[cfg(any(feature = "reference", feature = "qat"))]
+pub(crate) use crate::engine::outcome_of;
+pub(crate) use crate::engine::{check_page, ALL_MODES};
 pub use crate::engine::{Capabilities, Direction, Engine, EngineError, ExecPath};
 
 use cannery_codec::bitio::BitWriter;
