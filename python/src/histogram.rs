@@ -13,17 +13,48 @@ use std::path::PathBuf;
 
 use cannery_trainer::gather::gather_pages;
 use cannery_trainer::histogram::{Histogram, HistogramError, ParseModel};
+use cannery_trainer::train::TableOptions;
+use cannery_trainer::{Smoothing, TrainError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use crate::buffer;
+use crate::corpus::corpus_error;
 use crate::errors::{error, invalid, Kind};
 use crate::table::PyTable;
-use crate::train::{table_options, train_error};
 
 /// Converts a histogram error.
 pub fn histogram_error(e: HistogramError) -> PyErr {
     error(Kind::Histogram, e)
+}
+
+/// Converts a training error.
+pub fn train_error(e: TrainError) -> PyErr {
+    match e {
+        TrainError::BadTestFraction(_)
+        | TrainError::BadTableCount { .. }
+        | TrainError::NothingMeasured { .. } => invalid(e),
+        TrainError::Histogram(h) => histogram_error(h),
+        TrainError::Source(s) => match s.downcast::<cannery_capture::Error>() {
+            Ok(c) => corpus_error(*c),
+            Err(other) => error(Kind::Corpus, other),
+        },
+        other => error(Kind::Train, other),
+    }
+}
+
+/// Table construction options (`smoothing=None` is the parse's default:
+/// prior:0.005, or add-one for a library target).
+pub fn table_options(
+    smoothing: Option<&str>,
+    qpl_compatible: bool,
+    all_distances: bool,
+) -> PyResult<TableOptions> {
+    let smoothing = match smoothing {
+        Some(s) => Some(s.parse::<Smoothing>().map_err(invalid)?),
+        None => None,
+    };
+    Ok(TableOptions::new(smoothing, all_distances, qpl_compatible))
 }
 
 /// A parse model by name: "fast" (the IAA-like greedy parse; "iaa" is the
@@ -76,8 +107,7 @@ impl PyHistogram {
     fn py_new(parse: &str, pricing: Option<PyRef<'_, PyTable>>) -> PyResult<PyHistogram> {
         let (model, pricing) = settings(parse, pricing.as_deref())?;
         let empty: [&[u8]; 0] = [];
-        let h = gather_pages(&empty, model, pricing.as_ref(), &|_| true)
-            .map_err(crate::train::train_error)?;
+        let h = gather_pages(&empty, model, pricing.as_ref(), &|_| true).map_err(train_error)?;
         Ok(PyHistogram::new(h))
     }
 
@@ -98,7 +128,7 @@ impl PyHistogram {
         let slices = pages.slices();
         let h = py
             .allow_threads(|| gather_pages(&slices, model, pricing.as_ref(), &|_| true))
-            .map_err(crate::train::train_error)?;
+            .map_err(train_error)?;
         Ok(PyHistogram::new(h))
     }
 

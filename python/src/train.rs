@@ -11,47 +11,17 @@ use cannery_lab::fleet::train_corpus;
 use cannery_lab::report::{CorpusOptions, Workload};
 use cannery_lab::ModeKey;
 use cannery_trainer::pages::{Part, Split};
-use cannery_trainer::train::{table_from_histogram, TableOptions};
+use cannery_trainer::train::table_from_histogram;
 use cannery_trainer::TrainOptions;
-use cannery_trainer::{ParseModel, Smoothing, TrainError};
+use cannery_trainer::{ParseModel, TrainError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::corpus::corpus_error;
 use crate::errors::{error, invalid, Kind};
-use crate::histogram::{histogram_error, parse_model, PyHistogram};
+use crate::histogram::{parse_model, table_options, train_error, PyHistogram};
 use crate::progress::Progress;
 use crate::sources::{corpus_arg, Source};
 use crate::table::PyTable;
-
-/// Converts a training error.
-pub fn train_error(e: TrainError) -> PyErr {
-    match e {
-        TrainError::BadTestFraction(_)
-        | TrainError::BadTableCount { .. }
-        | TrainError::NothingMeasured { .. } => invalid(e),
-        TrainError::Histogram(h) => histogram_error(h),
-        TrainError::Source(s) => match s.downcast::<cannery_capture::Error>() {
-            Ok(c) => corpus_error(*c),
-            Err(other) => error(Kind::Corpus, other),
-        },
-        other => error(Kind::Train, other),
-    }
-}
-
-/// Table construction options (`smoothing=None` is the parse's default:
-/// prior:0.005, or add-one for a library target).
-pub fn table_options(
-    smoothing: Option<&str>,
-    qpl_compatible: bool,
-    all_distances: bool,
-) -> PyResult<TableOptions> {
-    let smoothing = match smoothing {
-        Some(s) => Some(s.parse::<Smoothing>().map_err(invalid)?),
-        None => None,
-    };
-    Ok(TableOptions::new(smoothing, all_distances, qpl_compatible))
-}
 
 fn split(test_fraction: f64, seed: u64) -> PyResult<Split> {
     Split::new(test_fraction, seed).map_err(train_error)

@@ -4,7 +4,9 @@
 //! [`crate::histogram::HistogramError`].
 
 use crate::histogram::HistogramError;
-use crate::pages::SourceError;
+
+/// An error a page source reports (I/O, a corrupt snapshot, ...).
+pub type SourceError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Smallest number of training pages a table is built from.
 ///

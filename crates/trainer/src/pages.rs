@@ -15,8 +15,7 @@ use cannery_codec::constants::PAGE_SIZE;
 
 use crate::error::TrainError;
 
-/// An error a page source reports (I/O, a corrupt snapshot, ...).
-pub type SourceError = Box<dyn std::error::Error + Send + Sync>;
+pub use crate::error::SourceError;
 
 /// A stream of pages, each exactly 4096 bytes.
 pub type PageStream<'a> = Box<dyn Iterator<Item = Result<Vec<u8>, SourceError>> + Send + 'a>;
