@@ -43,12 +43,17 @@ pub fn rfc3339(secs: u64) -> String {
 /// reproducible builds), else now. An error names a value that is not a
 /// number of seconds.
 pub fn created_now() -> Result<String, String> {
-    let secs = match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(v) => v
+    created_at(std::env::var("SOURCE_DATE_EPOCH").ok().as_deref())
+}
+
+/// [`created_now`] with the value of `SOURCE_DATE_EPOCH` given.
+fn created_at(epoch: Option<&str>) -> Result<String, String> {
+    let secs = match epoch {
+        Some(v) => v
             .trim()
             .parse::<u64>()
             .map_err(|_| format!("SOURCE_DATE_EPOCH={v:?} is not a number of seconds"))?,
-        Err(_) => unix_now(),
+        None => unix_now(),
     };
     Ok(rfc3339(secs))
 }
@@ -62,5 +67,15 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn created_at_uses_the_epoch_and_refuses_a_bad_one() {
+        assert_eq!(created_at(Some(" 0 ")).unwrap(), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            created_at(Some("x")).unwrap_err(),
+            "SOURCE_DATE_EPOCH=\"x\" is not a number of seconds"
+        );
+        assert!(created_at(None).unwrap().ends_with('Z'));
     }
 }

@@ -24,12 +24,7 @@ pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(" + "),
     );
-    let file = cannery_lab::report::table_file_names(std::slice::from_ref(&args.name), 0).remove(0);
-    let path = if args.name == "fleet" {
-        args.out.join("fleet.table.json")
-    } else {
-        args.out.join(file)
-    };
+    let path = cannery_lab::train_files::histogram_table_path(&args.out, &args.name);
     t.provenance.created = Some(super::created_now()?);
     write_file(&path, &t.to_json(), args.force)?;
     let bits = bits_under(&h.counts, &t) as f64 / h.pages.max(1) as f64;

@@ -21,9 +21,9 @@ use cannery_files::output::{self, Existing};
 use cannery_lab::eval_corpus::merge_all;
 use cannery_lab::fleet::train_corpus;
 use cannery_lab::report::{CorpusOptions, Progress};
+use cannery_lab::train_files::TrainFiles;
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::histogram::Histogram;
-use cannery_trainer::train::fallback_table;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
 
 /// `--tables K`, range-checked where it is parsed (before any plan is made).
@@ -229,32 +229,9 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     // all together at the end: nothing is lost, and nothing is half new.
     let names: Vec<String> = workloads.iter().map(|w| w.name.clone()).collect();
     let clusters = if args.tables > 1 { args.tables } else { 0 };
-    let files = cannery_lab::report::table_file_names(&names, clusters);
+    let plan = TrainFiles::plan(&args.out, names, clusters, !args.no_dicts);
     let existing = Existing::replace_if(args.force);
-    let planned: Vec<PathBuf> = files.iter().map(|f| args.out.join(f)).collect();
-    // Dictionaries beside the workload and fleet tables.
-    let dict_paths: Vec<(String, PathBuf)> = if args.no_dicts {
-        Vec::new()
-    } else {
-        names
-            .iter()
-            .cloned()
-            .chain(std::iter::once("fleet".to_string()))
-            .zip(&files)
-            .map(|(n, f)| {
-                (
-                    n,
-                    args.out.join(cannery_lab::report::dictionary_file_name(f)),
-                )
-            })
-            .collect()
-    };
-    let every: Vec<PathBuf> = planned
-        .iter()
-        .chain(dict_paths.iter().map(|(_, p)| p))
-        .cloned()
-        .collect();
-    output::check_outputs(&every, existing)?;
+    output::check_outputs(&plan.every(), existing)?;
     let opts = CorpusOptions {
         corpus: corpus.name.clone(),
         train: topts,
@@ -272,51 +249,11 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     )?;
     let elapsed = started.elapsed();
 
-    let path_of = |name: &str| -> PathBuf {
-        let i = names
-            .iter()
-            .position(|n| n == name)
-            .expect("a corpus workload");
-        planned[i].clone()
-    };
-    let created = created_now()?;
-    let stamped = |t: &cannery_codec::Table| {
-        let mut t = t.clone();
-        t.provenance.created = Some(created.clone());
-        t.to_json().into_bytes()
-    };
-    let mut tables: Vec<(PathBuf, Vec<u8>)> = Vec::new();
-    for t in &out.workload_tables {
-        let name = t.name.as_deref().unwrap_or_default();
-        tables.push((path_of(name), stamped(t)));
+    let (tables, warnings) = plan.contents(&out, &opts.corpus, &created_now()?, args.fallback);
+    for w in warnings {
+        crate::cli::out::warn(w);
     }
-    for w in &out.report.workloads {
-        if let Some(reason) = &w.skipped {
-            crate::cli::out::warn(format!("no table for workload {}: {reason}", w.name));
-            if args.fallback {
-                let k = fallback_table(reason, Some(format!("{}/{}", opts.corpus, w.name)));
-                let path = path_of(&w.name);
-                crate::cli::out::warn(format!(
-                    "writing the kernel-2024 table to {} instead",
-                    path.display()
-                ));
-                tables.push((path, k.to_json().into_bytes()));
-            }
-        }
-    }
-    tables.push((planned[names.len()].clone(), stamped(&out.fleet_table)));
-    for (i, t) in out.cluster_tables.iter().enumerate() {
-        tables.push((planned[names.len() + 1 + i].clone(), stamped(t)));
-    }
-    for (name, path) in &dict_paths {
-        match out.dictionaries.iter().find(|(n, _)| n == name) {
-            Some((_, d)) => tables.push((path.clone(), d.clone())),
-            None => crate::cli::out::warn(format!(
-                "no dictionary for {name}: zstd's trainer found too little to learn from"
-            )),
-        }
-    }
-    output::create_parent_dir(&planned[0])?;
+    output::create_parent_dir(&plan.tables[0])?;
     output::write_files(&tables, existing)?;
     let written: Vec<String> = tables
         .iter()
