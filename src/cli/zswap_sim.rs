@@ -3,9 +3,10 @@
 //! rejected pages and per-page store/load latency percentiles for each batch
 //! size of a sweep. The model and the replay engine are `cannery_zswap`
 //! (its crate doc says what is and is not modelled); this file only parses
-//! arguments, reads the corpus and the table, sets up the codecs (cannery's
-//! encoder and decoder, or a trainer peer), calls `cannery_zswap::run` once
-//! per batch size, and prints the report as text or JSON.
+//! arguments, reads the corpus and the table, names the codec (cannery's
+//! encoder and decoder, or a peer) and the plan, calls
+//! `cannery_zswap::simulate` (one run per batch size and the report), and
+//! prints the report as text or JSON.
 //!
 //! The corpus is read with `cannery_capture::corpus` (snapshots or raw
 //! `.pages` files); pages the capture left out as zero or same-filled are
@@ -16,18 +17,13 @@
 
 use std::path::PathBuf;
 
-use cannery_lab::ModeKey;
-
 use anyhow::{bail, Context};
-use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::{Format, Level, Mode};
 use cannery_engines::peer::PeerKind;
-use cannery_zswap::report::{LATENCY, POOL_MODEL};
-use cannery_zswap::{sweep, FolioSize, Policy, ReplayCorpus, Report, Sweep, SweepCodec};
+use cannery_zswap::{
+    default_engines, simulate, FolioSize, Policy, ReplayCorpus, Sweep, SweepCodec, SWEEP,
+};
 use clap::{Args, ValueEnum};
-
-/// Batch sizes swept when `--compress-batch` is not given.
-const SWEEP: [usize; 6] = [1, 2, 4, 8, 16, 32];
 
 /// Arguments of `cannery zswap-sim`.
 #[derive(Args, Debug)]
@@ -141,29 +137,8 @@ impl From<FolioArg> for FolioSize {
 pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
     let loaded = ReplayCorpus::load(&args.corpus, args.max_pages)
         .with_context(|| format!("cannot read corpus {}", args.corpus.display()))?;
-    let corpus = &loaded.data;
-    let engines = match args.engines {
-        Some(e) => e as usize,
-        None => std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .min(8),
-    };
-    let batches: Vec<usize> = match args.compress_batch {
-        Some(b) => vec![b as usize],
-        None => SWEEP.to_vec(),
-    };
-    let policy = if args.reject_incompressible {
-        Policy::Reject
-    } else {
-        Policy::StoreRaw
-    };
-    let ours = matches!(
-        args.mode,
-        SimMode::Canned | SimMode::Fixed | SimMode::Dynamic
-    );
     let table = match (args.mode, &args.table) {
-        (SimMode::Canned, Some(spec)) => Some(super::load_table(spec)?),
+        (SimMode::Canned, Some(spec)) => Some(Box::new(super::load_table(spec)?)),
         (SimMode::Canned, None) => bail!("canned mode needs --table (a built-in name or a file)"),
         _ => None,
     };
@@ -171,7 +146,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         mode,
         format,
         level: args.level,
-        table: table.clone().map(Box::new),
+        table: table.clone(),
     };
     let codec = match args.mode {
         SimMode::Canned => cannery(Mode::Canned, args.format),
@@ -182,54 +157,26 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         SimMode::KernelDeflate => SweepCodec::Peer(PeerKind::KernelDeflate),
         SimMode::KernelLzo => SweepCodec::Peer(PeerKind::KernelLzo),
     };
-    let format = match &codec {
-        SweepCodec::Cannery { format, .. } => *format,
-        SweepCodec::Peer(_) => Format::Deflate,
-    };
     let plan = Sweep {
-        batches,
+        batches: args
+            .compress_batch
+            .map_or(SWEEP.to_vec(), |b| vec![b as usize]),
         decompress_batch: args.decompress_batch.map(|d| d as usize),
         folio: args.folio.into(),
-        policy,
-        engines,
+        policy: if args.reject_incompressible {
+            Policy::Reject
+        } else {
+            Policy::StoreRaw
+        },
+        engines: args.engines.map_or_else(default_engines, |e| e as usize),
         unstored_same_filled: loaded.unstored_same_filled,
     };
     let bar = crate::cli::out::bar(plan.batches.len() as u64, "zswap-sim", "runs");
-    let runs = sweep(corpus, &codec, &plan, &mut |done| {
+    let name = args.corpus.display().to_string();
+    let report = simulate(&name, loaded, &codec, &plan, &mut |done| {
         bar.set_position(done as u64)
     })?;
     bar.finish_and_clear();
-    let peer_kind = match &codec {
-        SweepCodec::Peer(k) => Some(k.clone()),
-        SweepCodec::Cannery { .. } => None,
-    };
-
-    let report = Report {
-        corpus: args.corpus.display().to_string(),
-        workloads: loaded.workloads,
-        files: loaded.files,
-        pages: corpus.len() / PAGE_SIZE,
-        omitted_same_filled_pages: loaded.omitted_same_filled,
-        mode: match (&peer_kind, args.mode, &table) {
-            (Some(k), _, _) => k.to_string(),
-            (None, SimMode::Canned, Some(t)) => {
-                ModeKey::table_at(t.name.clone().unwrap_or_else(|| t.id()), args.level).to_string()
-            }
-            (None, SimMode::Dynamic, _) => ModeKey::Dynamic(args.level).to_string(),
-            _ => ModeKey::Fixed.to_string(),
-        },
-        table: table
-            .as_ref()
-            .map(|t| t.name.clone().unwrap_or_else(|| t.id())),
-        format: (args.mode == SimMode::Canned).then(|| format.to_string()),
-        level: ours.then(|| args.level.to_string()),
-        folio: FolioSize::from(args.folio).name().to_string(),
-        engines,
-        policy: policy.name().to_string(),
-        pool_model: POOL_MODEL.to_string(),
-        latency: LATENCY.to_string(),
-        runs,
-    };
     let mismatches = report.mismatches();
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;

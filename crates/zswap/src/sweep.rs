@@ -1,14 +1,30 @@
 //! A batch-size sweep: the same corpus replayed once per compression batch
 //! size, each run with fresh codec lanes (one per engine) of one codec:
 //! cannery's encoder and decoder in a mode, or a peer compressor. What
-//! `cannery zswap-sim` runs; [`crate::run`] is one run of it.
+//! `cannery zswap-sim` runs ([`simulate`]: the sweep and its report);
+//! [`crate::run`] is one run of it.
 
 use cannery_codec::{Format, Level, Mode, Table};
 use cannery_engines::backend::software::Software;
 use cannery_engines::peer::{Peer, PeerKind};
 
+use cannery_codec::constants::PAGE_SIZE;
+use cannery_lab::ModeKey;
+
 use crate::replay::{run, Policy, RunConfig};
-use crate::{Error, FolioSize, RunReport};
+use crate::report::{LATENCY, POOL_MODEL};
+use crate::{Error, FolioSize, ReplayCorpus, Report, RunReport};
+
+/// Batch sizes swept when the caller names none.
+pub const SWEEP: [usize; 6] = [1, 2, 4, 8, 16, 32];
+
+/// Parallel engines when the caller names none: the CPUs, at most 8.
+pub fn default_engines() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8)
+}
 
 /// The codec a sweep replays with.
 #[derive(Clone, Debug)]
@@ -97,4 +113,55 @@ pub fn sweep(
             report
         })
         .collect()
+}
+
+/// Runs the sweep over `loaded` (the corpus called `corpus` in the report)
+/// and gives the whole report `cannery zswap-sim` prints: the codec's mode
+/// as reports name it, its table, format and level, the plan and one run
+/// per batch size. `progress` hears how many runs are done.
+pub fn simulate(
+    corpus: &str,
+    loaded: ReplayCorpus,
+    codec: &SweepCodec,
+    plan: &Sweep,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Report, Error> {
+    let runs = sweep(&loaded.data, codec, plan, progress)?;
+    let (mode, table, format, level) = match codec {
+        SweepCodec::Peer(kind) => (kind.to_string(), None, None, None),
+        SweepCodec::Cannery {
+            mode,
+            format,
+            level,
+            table,
+        } => {
+            let name = table
+                .as_ref()
+                .map(|t| t.name.clone().unwrap_or_else(|| t.id()));
+            let key = match (mode, &name) {
+                (Mode::Canned, Some(n)) => ModeKey::table_at(n.clone(), *level),
+                (Mode::Dynamic, _) => ModeKey::Dynamic(*level),
+                _ => ModeKey::Fixed,
+            };
+            let format = (*mode == Mode::Canned).then(|| format.to_string());
+            (key.to_string(), name, format, Some(level.to_string()))
+        }
+    };
+    Ok(Report {
+        corpus: corpus.to_string(),
+        workloads: loaded.workloads,
+        files: loaded.files,
+        pages: loaded.data.len() / PAGE_SIZE,
+        omitted_same_filled_pages: loaded.omitted_same_filled,
+        mode,
+        table,
+        format,
+        level,
+        folio: plan.folio.name().to_string(),
+        engines: plan.engines,
+        policy: plan.policy.name().to_string(),
+        pool_model: POOL_MODEL.to_string(),
+        latency: LATENCY.to_string(),
+        runs,
+    })
 }
