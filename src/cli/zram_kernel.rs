@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use cannery_files::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
 use cannery_files::interrupt;
-use cannery_lab::report::{dictionary_file_name, table_file_names};
 use cannery_lab::tabular::Style;
 use cannery_machine::System;
 use cannery_trainer::corpus::CorpusSource;
-use cannery_trainer::pages::{select_part, Part};
+use cannery_trainer::pages::Part;
 use cannery_trainer::Split;
 use cannery_zswap::zram_kernel::{
-    compare, run_session, ZramError, ZramOptions, ZramWorkload, LZ4_DICT_MAX,
+    choose_workloads, compare, run_session, Chosen, ZramError, ZramOptions, ZramWorkload,
+    LZ4_DICT_MAX,
 };
 use clap::Args;
 
@@ -145,36 +145,18 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
     let corpus = CorpusSource::open(Path::new(&args.corpus))?;
     let split = Split::new(args.test_fraction, args.seed)?;
     let part = Part::selection(&args.part).map_err(anyhow::Error::msg)?;
-    let names: Vec<String> = corpus.workloads.iter().map(|w| w.0.clone()).collect();
-    let files = table_file_names(&names, 0);
-    let mut workloads = Vec::new();
-    let mut used_files = Vec::new();
-    for ((name, source), file) in corpus.workloads.iter().zip(&files) {
-        let sel = select_part(source, &split, part, args.max_pages)?;
-        let dictionary = args
-            .tables
-            .as_ref()
-            .map(|d| d.join(dictionary_file_name(file)));
-        if let Some(d) = dictionary.as_ref().filter(|d| !d.exists()) {
-            bail!(
-                "no dictionary {} for workload {name} (train with dictionaries: cannery train --corpus {} -o {})",
-                d.display(),
-                args.corpus,
-                args.tables.as_ref().map_or(String::new(), |t| t.display().to_string())
-            );
-        }
-        if sel.pages.is_empty() && sel.zero_pages == 0 {
-            crate::cli::out::warn(format!("workload {name}: no {} pages", args.part));
-            continue;
-        }
-        used_files.push(file.clone());
-        workloads.push(ZramWorkload {
-            name: name.clone(),
-            pages: sel.pages,
-            zero_pages: sel.zero_pages,
-            dictionary,
-        });
-    }
+    let Chosen {
+        workloads,
+        table_files: used_files,
+    } = choose_workloads(
+        &corpus,
+        &args.corpus,
+        &split,
+        part,
+        args.max_pages,
+        args.tables.as_deref(),
+        &mut |name| crate::cli::out::warn(format!("workload {name}: no {} pages", args.part)),
+    )?;
     if workloads.is_empty() {
         bail!("the corpus {} has no {} pages", args.corpus, args.part);
     }

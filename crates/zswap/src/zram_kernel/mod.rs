@@ -13,11 +13,13 @@
 //! - [`model`]: zram's accounting modelled (same-filled pages, huge pages,
 //!   zsmalloc), set beside each measurement it has a compressor for.
 //! - [`report`]: the serializable report, its text and markdown tables.
+//! - [`workloads`]: which pages of which workloads are written.
 
 pub mod compare;
 pub mod model;
 pub mod report;
 pub mod session;
+pub mod workloads;
 
 pub use model::{predict, ZramPrediction};
 pub use report::{ZramReport, ZramRow};
@@ -25,6 +27,7 @@ pub use session::{
     preflight, run_session, Variant, ZramOptions, ZramWorkload, DICTIONARY_COMPRESSORS,
     LZ4_DICT_MAX,
 };
+pub use workloads::{choose_workloads, ChooseError, Chosen};
 
 pub use crate::kernel::Need;
 
