@@ -65,15 +65,21 @@ pub fn choose_workloads(
     };
     for ((name, source), file) in corpus.workloads.iter().zip(&files) {
         let sel = select_part(source, split, part, max_pages)?;
-        let dictionary = tables.map(|d| d.join(dictionary_file_name(file)));
-        if let Some(d) = dictionary.as_ref().filter(|d| !d.exists()) {
-            return Err(ChooseError::NoDictionary {
-                dictionary: d.clone(),
-                workload: name.clone(),
-                corpus: corpus_name.to_string(),
-                tables: tables.unwrap_or(Path::new("")).to_path_buf(),
-            });
-        }
+        let dictionary = match tables {
+            Some(dir) => {
+                let d = dir.join(dictionary_file_name(file));
+                if !d.exists() {
+                    return Err(ChooseError::NoDictionary {
+                        dictionary: d,
+                        workload: name.clone(),
+                        corpus: corpus_name.to_string(),
+                        tables: dir.to_path_buf(),
+                    });
+                }
+                Some(d)
+            }
+            None => None,
+        };
         if sel.pages.is_empty() && sel.zero_pages == 0 {
             empty(name);
             continue;
