@@ -251,20 +251,8 @@ fn run_cold(args: &CaptureArgs, opts: CaptureOptions, amount: cold::Amount) -> a
         &mut |l| crate::cli::out::status(l),
     )?;
     print_report(args, &report)?;
-    crate::cli::out::status(format!(
-        "cold (zswap {}): {}",
-        if cold.zswap_enabled { "on" } else { "off" },
-        cold.cold.describe_reclaim()
-    ));
-    if let (Some(h), Some(path)) = (&cold.hot, &args.keep_hot) {
-        crate::cli::out::status(format!(
-            "hot: {} resident pages -> {}",
-            h.counts.stored,
-            path.display()
-        ));
-    }
-    for f in &cold.restore_failures {
-        crate::cli::out::status(format!("not restored: {f}"));
+    for line in cold.status_lines(args.keep_hot.as_deref()) {
+        crate::cli::out::status(line);
     }
     if !cold.restore_failures.is_empty() {
         bail!("the machine was not fully restored: run `cannery restore`");

@@ -93,7 +93,7 @@ pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
     let pages = page_stream(&args.input)?;
     let mut out = Output::open(
         &args.out,
-        args.force,
+        cannery_files::Existing::replace_if(args.force),
         &[&args.input],
         super::Privacy::Private,
     )?;
@@ -132,7 +132,7 @@ pub fn decompress(args: DecompressArgs) -> anyhow::Result<()> {
     };
     let mut out = Output::open(
         &args.out,
-        args.force,
+        cannery_files::Existing::replace_if(args.force),
         &[&args.input],
         super::Privacy::Private,
     )?;

@@ -110,7 +110,12 @@ fn export(a: ExportArgs) -> anyhow::Result<()> {
         .iter()
         .flat_map(|w| w.files.iter().map(|f| f.as_path()))
         .collect();
-    let mut out = super::Output::open(&a.out, a.force, &inputs, super::Privacy::Private)?;
+    let mut out = super::Output::open(
+        &a.out,
+        cannery_files::Existing::replace_if(a.force),
+        &inputs,
+        super::Privacy::Private,
+    )?;
     let opts = ExportOptions {
         workload: a.workload.clone(),
         sample: a.sample,

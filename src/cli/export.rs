@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use cannery_codec::Table;
 use cannery_files::output::{write_files, Existing};
 
-use super::{load_table, Output};
+use super::{load_table, Output, Privacy};
 use cannery_export::qpl::QplExport;
 use cannery_export::{c_header, isal, Api, KernelOptions};
 
@@ -43,6 +43,26 @@ fn api_parser() -> impl clap::builder::TypedValueParser<Value = Api> {
         .map(|s| s.parse::<Api>().expect("a possible value"))
 }
 
+/// Where a C file goes: `-o FILE` or standard output.
+#[derive(Args)]
+pub struct TextOut {
+    /// Output file (default: standard output).
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(short = 'f', long)]
+    force: bool,
+}
+
+impl TextOut {
+    fn write(&self, text: &str) -> anyhow::Result<()> {
+        let path = self.out.as_deref().unwrap_or(Path::new("-"));
+        let mut o = Output::open(path, Existing::replace_if(self.force), &[], Privacy::Normal)?;
+        std::io::Write::write_all(&mut o, text.as_bytes())?;
+        Ok(o.finish()?)
+    }
+}
+
 /// Arguments of `export kernel`.
 #[derive(Args)]
 pub struct KernelArgs {
@@ -56,12 +76,8 @@ pub struct KernelArgs {
     /// (10 arguments, canned patches) or builtin (batching-era driver).
     #[arg(long, default_value = "header-table", value_parser = api_parser())]
     api: Api,
-    /// Output file (default: standard output).
-    #[arg(short = 'o', long = "out")]
-    out: Option<PathBuf>,
-    /// Replace the output file if it exists.
-    #[arg(short = 'f', long)]
-    force: bool,
+    #[command(flatten)]
+    out: TextOut,
 }
 
 /// Arguments of `export fixed-kernel`.
@@ -73,12 +89,8 @@ pub struct FixedKernelArgs {
     /// add_iaa_compression_mode() form.
     #[arg(long, default_value = "header-table", value_parser = api_parser())]
     api: Api,
-    /// Output file (default: standard output).
-    #[arg(short = 'o', long = "out")]
-    out: Option<PathBuf>,
-    /// Replace the output file if it exists.
-    #[arg(short = 'f', long)]
-    force: bool,
+    #[command(flatten)]
+    out: TextOut,
 }
 
 /// Arguments of `export qpl`.
@@ -104,12 +116,8 @@ pub struct IsalArgs {
     /// Name of the `struct isal_hufftables` variable (a C identifier).
     #[arg(long, default_value = "cannery_hufftables")]
     name: String,
-    /// Output file (default: standard output).
-    #[arg(short = 'o', long = "out")]
-    out: Option<PathBuf>,
-    /// Replace the output file if it exists.
-    #[arg(short = 'f', long)]
-    force: bool,
+    #[command(flatten)]
+    out: TextOut,
 }
 
 /// Runs an export subcommand.
@@ -122,15 +130,12 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
             if let Some(note) = c_header::api_note(&table, a.api) {
                 crate::cli::out::status(format!("note: {note}"));
             }
-            write_text(a.out.as_deref(), &text, a.force)
+            a.out.write(&text)
         }
         ExportCommand::FixedKernel(a) => {
             let opts = KernelOptions::new(a.name).with_api(a.api);
-            write_text(
-                a.out.as_deref(),
-                &c_header::kernel_header(&Table::fixed(), &opts)?,
-                a.force,
-            )
+            a.out
+                .write(&c_header::kernel_header(&Table::fixed(), &opts)?)
         }
         ExportCommand::Qpl(a) => {
             let table = load_table(&a.table)?;
@@ -155,21 +160,10 @@ pub fn run(cmd: ExportCommand) -> anyhow::Result<()> {
         ExportCommand::Isal(a) => {
             let table = load_table(&a.table)?;
             let text = isal::hufftables_c(&table, &a.name, &cannery_export::default_generator())?;
-            write_text(a.out.as_deref(), &text, a.force)?;
+            a.out.write(&text)?;
             let form = isal::IsalTables::new(&table)?.header_form_lines().join(" ");
             crate::cli::out::status(format!("export isal: {form}"));
             Ok(())
         }
     }
-}
-
-fn write_text(out: Option<&Path>, text: &str, force: bool) -> anyhow::Result<()> {
-    let mut o = Output::open(
-        out.unwrap_or(Path::new("-")),
-        force,
-        &[],
-        super::Privacy::Normal,
-    )?;
-    std::io::Write::write_all(&mut o, text.as_bytes())?;
-    o.finish()
 }

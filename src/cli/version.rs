@@ -46,7 +46,7 @@ pub fn completions<C: CommandFactory>(args: CompletionsArgs) -> anyhow::Result<(
     let mut cmd = C::command();
     let mut buf = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "cannery", &mut buf);
-    super::write_stdout(&buf)
+    Ok(super::write_stdout(&buf)?)
 }
 
 /// Prints the manual page, or writes one page per command into a directory.

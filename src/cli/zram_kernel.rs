@@ -9,17 +9,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use cannery_files::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
 use cannery_files::interrupt;
-use cannery_lab::tabular::Style;
 use cannery_machine::System;
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::pages::Part;
 use cannery_trainer::Split;
-use cannery_zswap::zram_kernel::{
-    choose_workloads, compare, run_session, Chosen, ZramError, ZramOptions, ZramWorkload,
-    LZ4_DICT_MAX,
-};
+use cannery_zswap::zram_kernel::comparison::{comparison, render, to_json, ComparisonFiles};
+use cannery_zswap::zram_kernel::{choose_workloads, run_session, Chosen, ZramError, ZramOptions};
 use clap::Args;
 
 use super::Output;
@@ -82,64 +78,6 @@ pub struct ZramKernelArgs {
     force: bool,
 }
 
-/// The `--compare` rows: each workload's table (`files`, in the order of
-/// `workloads`) and dictionary from `--tables`, and the saved zswap report.
-fn comparison(
-    args: &ZramKernelArgs,
-    files: &[String],
-    workloads: &[ZramWorkload],
-    measured: &[cannery_zswap::zram_kernel::ZramRow],
-) -> anyhow::Result<Vec<compare::CompareRow>> {
-    let mut tables = Vec::new();
-    let mut dicts = Vec::new();
-    for (w, file) in workloads.iter().zip(files) {
-        tables.push(match &args.tables {
-            Some(d) => Some(super::load_table(&d.join(file).display().to_string())?),
-            None => None,
-        });
-        dicts.push(match &w.dictionary {
-            Some(d) => Some(read_limited(d, LZ4_DICT_MAX, "dictionary")?),
-            None => None,
-        });
-    }
-    let inputs: Vec<compare::CompareInputs<'_>> = workloads
-        .iter()
-        .zip(&tables)
-        .zip(&dicts)
-        .map(|((w, t), d)| compare::CompareInputs {
-            workload: w,
-            table: t.as_ref(),
-            dictionary: d.as_deref(),
-        })
-        .collect();
-    let zswap = match &args.zswap_report {
-        Some(p) => Some(read_text_limited(
-            p,
-            SMALL_FILE_LIMIT,
-            "zswap-kernel report",
-        )?),
-        None => None,
-    };
-    let mut rows =
-        compare::compare(measured, &inputs, zswap.as_deref()).map_err(anyhow::Error::msg)?;
-    if zswap.is_none() {
-        let handlers = interrupt::install();
-        let measured = compare::measure_zswap(
-            &System::default(),
-            &args.corpus,
-            workloads,
-            &interrupt::interrupted,
-            &mut |line| crate::cli::out::status(format!("zswap {line}")),
-        );
-        drop(handlers);
-        match measured {
-            Ok(z) => rows.extend(z),
-            Err(why) => crate::cli::out::warn(format!("kernel zswap not in the comparison: {why}")),
-        }
-    }
-    Ok(rows)
-}
-
 /// Runs `cannery zram-kernel`.
 pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
     let corpus = CorpusSource::open(Path::new(&args.corpus))?;
@@ -163,7 +101,7 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
     // Opened first, so an existing report is refused before the device is added.
     let mut out = Output::open(
         &args.out,
-        args.force,
+        cannery_files::Existing::replace_if(args.force),
         &[Path::new(&args.corpus)],
         super::Privacy::Normal,
     )?;
@@ -189,33 +127,35 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
     }
     let report = result?;
     let compared = if args.compare {
-        Some(comparison(&args, &used_files, &workloads, &report.rows)?)
+        let files = ComparisonFiles {
+            tables: args.tables.as_deref(),
+            table_files: &used_files,
+            zswap_report: args.zswap_report.as_deref(),
+        };
+        let handlers = interrupt::install();
+        let rows = comparison(
+            &files,
+            &args.corpus,
+            &workloads,
+            &report.rows,
+            &interrupt::interrupted,
+            &mut |line| crate::cli::out::status(line),
+            &mut |why| crate::cli::out::warn(why),
+        )?;
+        drop(handlers);
+        Some(rows)
     } else {
         None
     };
     if args.json {
-        let mut v = serde_json::to_value(&report)?;
-        if let Some(c) = &compared {
-            v["compare"] = serde_json::to_value(c)?;
-        }
-        serde_json::to_writer_pretty(&mut out, &v)?;
+        serde_json::to_writer_pretty(&mut out, &to_json(&report, compared.as_deref()))?;
         writeln!(out)?;
     } else {
-        let style = if args.markdown {
-            write!(out, "{}", report.render_markdown())?;
-            Style::Markdown
-        } else {
-            write!(out, "{report}")?;
-            Style::Text
-        };
-        if let Some(c) = &compared {
-            writeln!(
-                out,
-                "\none comparison on the same pages (simulated and software rows through zram's accounting; \
-                 kernel zswap rows: the same pages but the added zero pages, or a saved report's own):\n"
-            )?;
-            write!(out, "{}", compare::render(c, style))?;
-        }
+        write!(
+            out,
+            "{}",
+            render(&report, compared.as_deref(), args.markdown)
+        )?;
     }
     out.finish()?;
     if !report.restore_failures.is_empty() {

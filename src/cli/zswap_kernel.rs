@@ -9,11 +9,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
-use cannery_capture::corpus::Corpus;
-use cannery_codec::constants::PAGE_SIZE;
+use anyhow::bail;
 use cannery_files::interrupt;
-use cannery_zswap::kernel::{run_session, SessionOptions, SessionWorkload, System};
+use cannery_zswap::kernel::{read_workloads, run_session, SessionOptions, System};
 use clap::Args;
 
 use super::Output;
@@ -67,38 +65,11 @@ pub struct ZswapKernelArgs {
 
 /// Runs `cannery zswap-kernel`.
 pub fn run(args: ZswapKernelArgs) -> anyhow::Result<()> {
-    let corpus = Corpus::open(&args.corpus)
-        .with_context(|| format!("cannot read corpus {}", args.corpus.display()))?;
-    let names: Vec<String> = corpus.workloads.iter().map(|w| w.name.clone()).collect();
-    let files = cannery_lab::report::table_file_names(&names, 0);
-    let mut workloads = Vec::new();
-    for (w, file) in corpus.workloads.iter().zip(&files) {
-        let mut pages = Vec::new();
-        for page in w.pages()? {
-            if args.max_pages.is_some_and(|m| pages.len() >= m * PAGE_SIZE) {
-                break;
-            }
-            pages.extend_from_slice(&page?.data);
-        }
-        let table = match &args.tables {
-            Some(dir) => Some(super::load_table(&dir.join(file).display().to_string())?),
-            None => None,
-        };
-        if !pages.is_empty() {
-            workloads.push(SessionWorkload {
-                name: w.name.clone(),
-                pages,
-                table,
-            });
-        }
-    }
-    if workloads.is_empty() {
-        bail!("the corpus {} has no pages", args.corpus.display());
-    }
+    let workloads = read_workloads(&args.corpus, args.max_pages, args.tables.as_deref())?;
     // Opened first, so an existing report is refused before any setting changes.
     let mut out = Output::open(
         &args.out,
-        args.force,
+        cannery_files::Existing::replace_if(args.force),
         &[&args.corpus],
         super::Privacy::Normal,
     )?;

@@ -82,6 +82,12 @@ impl Error {
         self.source.as_ref()
     }
 
+    /// The same error with `what: ` in front of its message.
+    pub fn prefixed(mut self, what: &str) -> Error {
+        self.message = format!("{what}: {}", self.message);
+        self
+    }
+
     /// Its parts: kind, message, path and OS error (for a crate that wraps
     /// it in its own error type).
     pub fn into_parts(self) -> (ErrorKind, String, Option<PathBuf>, Option<io::Error>) {

@@ -8,6 +8,10 @@
 //!   existing files kept unless replacing, devices and FIFOs written
 //!   through, symlinks followed, modes (0600 for memory contents), sets of
 //!   files written all or none, an output that is an input refused.
+//! - [`message`]: outside text in messages (control characters escaped),
+//!   an error and its causes on one line.
+//! - [`sink`]: a command's main output, standard output (`-`) or an atomic
+//!   file.
 //! - [`input`]: bounded reads of small files (tables, histograms, headers)
 //!   and the registry of every input a command-line process opened
 //!   ([`input::guard_inputs`]), which [`output`] never replaces.
@@ -27,9 +31,12 @@
 pub mod error;
 pub mod input;
 pub mod interrupt;
+pub mod message;
 pub mod output;
+pub mod sink;
 #[allow(unsafe_code)]
 mod sys;
 
 pub use error::{Error, ErrorKind, Result};
 pub use output::{AtomicFile, Existing, Privacy};
+pub use sink::Sink;

@@ -9,10 +9,14 @@
 //! same run, never as absolute speeds. [`bench_workload`] sets a workload
 //! up as the report describes (its table and zstd dictionary trained on its
 //! training pages, a spread sample of its held-out pages measured) and
-//! [`markdown`] renders the results; the caller reads the corpus
-//! ([`BenchWorkload::read`]) and writes the report.
+//! [`markdown`] renders the results; [`read_workloads`] reads a corpus's
+//! workloads ([`BenchWorkload::read`] one) and [`machine_line`] describes
+//! the machine; the caller writes the report.
 
 use std::time::Instant;
+
+mod corpus;
+pub use corpus::{machine_line, read_workloads, BenchCorpusError};
 
 use crate::figures::{self, percentile, SameFilledShare};
 use crate::tabular::{Align, Grid, Style};

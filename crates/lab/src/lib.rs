@@ -9,7 +9,8 @@
 //! [`report`] (the serializable report) → [`render`] (its text and markdown);
 //! [`bench`] times cannery's modes and the peer compressors page by page
 //! (`cannery bench`); [`mode_key`] names a measured mode;
-//! [`train_files`] plans and fills the files `cannery train` writes;
+//! [`table_file`] loads a table argument (a file or a built-in) and
+//! writes one; [`train_files`] plans and fills the files `cannery train` writes;
 //! [`table_summary`] and [`corpus_summary`] are what `table show` and
 //! `corpus info` print, [`engine_reports`] what `validate`, `fuzz` and
 //! `backends` print. Every report computes its ratios and percentiles with
@@ -32,6 +33,7 @@ pub mod fleet;
 pub mod mode_key;
 pub mod render;
 pub mod report;
+pub mod table_file;
 pub mod table_summary;
 pub mod tabular;
 pub mod train_files;

@@ -93,6 +93,14 @@ pub enum TrainError {
         /// Largest K supported.
         max: usize,
     },
+    /// A workload the corpus does not have.
+    #[error("no workload {name:?} in the corpus (it has: {})", has.join(", "))]
+    NoWorkload {
+        /// The name asked for.
+        name: String,
+        /// The corpus' workloads.
+        has: Vec<String>,
+    },
     /// Histograms that cannot be combined or read.
     #[error(transparent)]
     Histogram(#[from] HistogramError),

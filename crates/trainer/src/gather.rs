@@ -178,6 +178,34 @@ pub fn gather_all<S: PageSource + ?Sized>(
     Ok(h)
 }
 
+/// [`gather_all`] over a corpus's workloads, or the one named `workload`,
+/// merged into one histogram; `done` is called after each workload.
+pub fn gather_corpus(
+    corpus: &crate::corpus::CorpusSource,
+    workload: Option<&str>,
+    model: ParseModel,
+    pricing: Option<&Table>,
+    done: &mut dyn FnMut(),
+) -> Result<Histogram, TrainError> {
+    let chosen = corpus
+        .workloads
+        .iter()
+        .filter(|(n, _)| workload.is_none_or(|w| w == n));
+    let mut total: Option<Histogram> = None;
+    for (_, source) in chosen {
+        let h = gather_all(source, model, pricing)?;
+        done();
+        total = Some(match total {
+            None => h,
+            Some(t) => t.merged(&h)?,
+        });
+    }
+    total.ok_or_else(|| TrainError::NoWorkload {
+        name: workload.unwrap_or_default().to_string(),
+        has: corpus.workloads.iter().map(|(n, _)| n.clone()).collect(),
+    })
+}
+
 /// Collects a chunk of pages from a capture and folds it into a histogram.
 struct HistogramSink<'a> {
     model: ParseModel,

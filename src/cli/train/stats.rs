@@ -10,9 +10,8 @@ use clap::Args;
 
 use cannery_codec::Level;
 use cannery_files::output::refuse_same_file;
-use cannery_trainer::corpus::{CorpusSource, FileSource};
-use cannery_trainer::gather::{gather_all, gather_process};
-use cannery_trainer::histogram::Histogram;
+use cannery_trainer::corpus::CorpusSource;
+use cannery_trainer::gather::{gather_corpus, gather_process};
 use cannery_trainer::target::parse_of_target;
 use cannery_trainer::ParseModel;
 
@@ -92,32 +91,13 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
         gather_process(pid, args.children, model, pricing.as_ref())?
     } else {
         let corpus = CorpusSource::open(Path::new(args.corpus.as_deref().expect("clap")))?;
-        let selected: Vec<&FileSource> = match &args.workload {
-            Some(w) => {
-                let s: Vec<_> = corpus.workloads.iter().filter(|(n, _)| n == w).collect();
-                if s.is_empty() {
-                    let names: Vec<&str> =
-                        corpus.workloads.iter().map(|(n, _)| n.as_str()).collect();
-                    bail!(
-                        "no workload {w:?} in the corpus (it has: {})",
-                        names.join(", ")
-                    );
-                }
-                s.into_iter().map(|(_, f)| f).collect()
-            }
-            None => corpus.workloads.iter().map(|(_, f)| f).collect(),
+        let n = match &args.workload {
+            Some(_) => 1,
+            None => corpus.workloads.len() as u64,
         };
-        let mut total: Option<Histogram> = None;
-        let bar = crate::cli::out::bar(selected.len() as u64, "stats", "workloads");
-        for s in selected {
-            let h = gather_all(s, model, pricing.as_ref())?;
-            bar.inc(1);
-            total = Some(match total {
-                None => h,
-                Some(t) => t.merged(&h)?,
-            });
-        }
-        total.expect("a corpus has at least one workload")
+        let bar = crate::cli::out::bar(n, "stats", "workloads");
+        let (workload, pricing) = (args.workload.as_deref(), pricing.as_ref());
+        gather_corpus(&corpus, workload, model, pricing, &mut || bar.inc(1))?
     };
     write_file(&args.out, &h.to_json(), args.force)?;
     crate::cli::out::status(format!(

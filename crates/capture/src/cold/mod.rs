@@ -123,6 +123,28 @@ pub struct ColdReport {
     pub hot: Option<crate::snapshot::SnapshotHeader>,
 }
 
+impl ColdReport {
+    /// What the CLI says of it on stderr: the reclaim, the hot snapshot
+    /// written to `hot_path`, and each change not undone.
+    pub fn status_lines(&self, hot_path: Option<&std::path::Path>) -> Vec<String> {
+        let zswap = if self.zswap_enabled { "on" } else { "off" };
+        let mut lines = vec![format!(
+            "cold (zswap {zswap}): {}",
+            self.cold.describe_reclaim()
+        )];
+        if let (Some(h), Some(path)) = (&self.hot, hot_path) {
+            let n = h.counts.stored;
+            lines.push(format!("hot: {n} resident pages -> {}", path.display()));
+        }
+        lines.extend(
+            self.restore_failures
+                .iter()
+                .map(|f| format!("not restored: {f}")),
+        );
+        lines
+    }
+}
+
 /// The workload's pages by state: swapped out to an active area, and
 /// resident.
 #[derive(Debug, Default)]

@@ -13,6 +13,7 @@
 //! - [`session`]: what is missing ([`session::preflight`]), the setup, and
 //!   the loop over compressors and workloads.
 //! - [`report`]: the serializable report and its text table.
+//! - [`workloads`]: which pages of which workloads are pushed out.
 //!
 //! It needs root, zswap in the kernel, debugfs and swap space; what is
 //! missing is reported with the command that provides it. It never touches
@@ -21,12 +22,14 @@
 pub mod measure;
 pub mod report;
 pub mod session;
+pub mod workloads;
 
 pub use cannery_machine::Restore;
 pub use cannery_machine::{Counters, System};
 pub use measure::{measure, predict, Measurement, Prediction, SameFilledRule};
 pub use report::{KernelReport, KernelRow};
 pub use session::{preflight, run_session, Need, SessionOptions, SessionWorkload};
+pub use workloads::{read_workloads, WorkloadsError};
 
 /// Why a kernel measurement could not run or finish.
 #[derive(Debug, thiserror::Error)]

@@ -9,13 +9,15 @@
 //!
 //! - `cannery_machine::zram`: the sysfs files and the O_DIRECT page I/O.
 //! - [`session`]: what is missing ([`preflight`]), the loop, one measurement.
-//! - [`compare`]: `--compare`, every way of compressing the same pages.
+//! - [`compare`]: `--compare`, every way of compressing the same pages;
+//!   [`comparison`] reads its inputs and renders the report with it.
 //! - [`model`]: zram's accounting modelled (same-filled pages, huge pages,
 //!   zsmalloc), set beside each measurement it has a compressor for.
 //! - [`report`]: the serializable report, its text and markdown tables.
 //! - [`workloads`]: which pages of which workloads are written.
 
 pub mod compare;
+pub mod comparison;
 pub mod model;
 pub mod report;
 pub mod session;
