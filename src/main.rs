@@ -117,22 +117,9 @@ fn main() {
         Command::Man(args) => cli::version::man::<Cli>(args),
     };
     // One rule for every corpus reader: hidden and partial files are not
-    // read, and are counted here.
-    let skipped = cannery_capture::corpus::skipped_files();
-    if let Some(first) = skipped.first() {
-        cli::out::warn(format!(
-            "skipped {} hidden or partial file(s) (names starting with '.' or ending in .partial), e.g. {}",
-            skipped.len(),
-            first.display()
-        ));
-    }
-    let unreadable = cannery_capture::corpus::unreadable_files();
-    if let Some(first) = unreadable.first() {
-        cli::out::warn(format!(
-            "skipped {} unreadable file(s) or directories (--skip-unreadable), e.g. {}",
-            unreadable.len(),
-            first.display()
-        ));
+    // read, and are counted here (so are unreadable ones skipped).
+    for line in cannery_capture::corpus::skipped_warnings() {
+        cli::out::warn(line);
     }
     if let Err(err) = result {
         // Outputs are never replaced silently; say how to replace one.

@@ -17,7 +17,8 @@ use cannery_engines::backend::check::fuzz::{default_table, participants};
 use cannery_engines::backend::check::{fuzz, FuzzReport, MatrixSpec};
 
 use super::load_table;
-use super::validate::{read_corpus, write_reproducer};
+use super::validate::read_corpus;
+use cannery_lab::reproducers::write_reproducer;
 
 /// Arguments of `cannery fuzz`.
 #[derive(Args)]

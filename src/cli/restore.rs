@@ -2,8 +2,6 @@
 //! --setup`, `capture --cold`, `zram-kernel`) left behind when it was
 //! killed outright, from its journal (`cannery_machine::restore_stale`).
 
-use std::io::Write;
-
 use anyhow::bail;
 use cannery_machine::{restore_stale, System};
 use clap::Args;
@@ -19,29 +17,10 @@ pub struct RestoreArgs {
 /// Runs `cannery restore`.
 pub fn run(args: RestoreArgs) -> anyhow::Result<()> {
     let done = restore_stale(&System::default())?;
-    let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &done)?;
-        writeln!(out)?;
-    } else if let Some(r) = &done.record {
-        let boot = if done.earlier_boot {
-            ", from an earlier boot"
-        } else {
-            ""
-        };
-        writeln!(
-            out,
-            "restored what `cannery {}` (pid {}) left{boot}:",
-            r.command, r.pid
-        )?;
-        for line in &done.undone {
-            writeln!(out, "  {line}")?;
-        }
+        outln!("{}", serde_json::to_string_pretty(&done)?)?;
     } else {
-        writeln!(
-            out,
-            "nothing to restore: no cannery journal on this machine"
-        )?;
+        out!("{}", done.render_text())?;
     }
     if !done.failed.is_empty() {
         bail!(

@@ -4,9 +4,8 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
 use cannery_codec::Table;
-use cannery_files::input::{read_limited, read_text_limited};
+use cannery_lab::table_file;
 use cannery_lab::table_summary::TableSummary;
 use clap::Subcommand;
 
@@ -57,10 +56,6 @@ pub enum TableCommand {
     },
 }
 
-/// Largest C header `table import` reads (the kernel's are a few KiB; the
-/// scan keeps one token per byte at most, so this bounds its memory too).
-const HEADER_LIMIT: u64 = 2 << 20;
-
 pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
     match cmd {
         TableCommand::Show { table, json } => {
@@ -80,35 +75,17 @@ pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
             name,
         } => {
             cannery_files::output::refuse_same_file(&[&file], &out)?;
-            let mut t = match from.as_str() {
-                "kernel-header" => {
-                    let text = read_text_limited(&file, HEADER_LIMIT, "C header")?;
-                    let t = cannery_export::table_from_kernel_header(&text)
-                        .with_context(|| format!("cannot import {}", file.display()))?;
-                    crate::cli::out::status(format!(
-                        "imported table {} ({}) from {}",
-                        t.id(),
-                        t.name.as_deref().unwrap_or("unnamed"),
-                        file.display()
-                    ));
-                    t
-                }
-                _ => {
-                    let bytes = read_limited(&file, 316, "lengths file")?;
-                    if bytes.len() != 316 {
-                        bail!("{}: {} bytes; a lengths file is exactly 316 bytes (286 literal/length then 30 distance lengths)", file.display(), bytes.len());
-                    }
-                    let mut t = Table::from_lengths(&bytes[..286], &bytes[286..])
-                        .with_context(|| format!("{}", file.display()))?;
-                    t.provenance.source =
-                        Some(format!("imported from raw lengths {}", file.display()));
-                    crate::cli::out::status(format!(
-                        "table {} written to {}",
-                        t.id(),
-                        out.display()
-                    ));
-                    t
-                }
+            let mut t = if from == "kernel-header" {
+                let t = table_file::import_kernel_header(&file)?;
+                let name = t.name.as_deref().unwrap_or("unnamed");
+                let (id, file) = (t.id(), file.display());
+                crate::cli::out::status(format!("imported table {id} ({name}) from {file}"));
+                t
+            } else {
+                let t = table_file::import_lengths(&file)?;
+                let (id, out) = (t.id(), out.display());
+                crate::cli::out::status(format!("table {id} written to {out}"));
+                t
             };
             if name.is_some() {
                 t.name = name;

@@ -11,14 +11,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::Args;
 
 use cannery_capture::Corpus;
 use cannery_codec::Mode;
 use cannery_engines::backend;
-use cannery_engines::backend::check::{validate, FailureCase, Reproducer};
-use cannery_files::output::{write_file, Existing};
+use cannery_engines::backend::check::validate;
+use cannery_lab::reproducers::write_reproducer;
 
 use super::load_table;
 
@@ -57,23 +56,6 @@ pub struct ValidateArgs {
 pub fn read_corpus(path: &Path, limit: Option<u64>) -> anyhow::Result<(Vec<Vec<u8>>, Vec<String>)> {
     let limit = limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     Ok(Corpus::open(path)?.read_pages(limit)?)
-}
-
-/// Writes the reproducer of `f` into `dir` (created if needed); returns its
-/// path, or nothing without a directory.
-pub fn write_reproducer(dir: Option<&Path>, f: &FailureCase<'_>) -> anyhow::Result<Option<String>> {
-    let Some(dir) = dir else {
-        return Ok(None);
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let r = Reproducer::of(f);
-    let path = dir.join(r.file_name());
-    write_file(
-        &path,
-        serde_json::to_string_pretty(&r)?.as_bytes(),
-        Existing::Replace,
-    )?;
-    Ok(Some(path.display().to_string()))
 }
 
 /// Runs `cannery validate`.

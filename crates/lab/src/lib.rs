@@ -9,11 +9,13 @@
 //! [`report`] (the serializable report) → [`render`] (its text and markdown);
 //! [`bench`] times cannery's modes and the peer compressors page by page
 //! (`cannery bench`); [`mode_key`] names a measured mode;
-//! [`table_file`] loads a table argument (a file or a built-in) and
+//! [`histogram_files`] reads and merges histogram files and trains a table
+//! from them; [`table_file`] loads a table argument (a file or a built-in) and
 //! writes one; [`train_files`] plans and fills the files `cannery train` writes;
 //! [`table_summary`] and [`corpus_summary`] are what `table show` and
 //! `corpus info` print, [`engine_reports`] what `validate`, `fuzz` and
-//! `backends` print. Every report computes its ratios and percentiles with
+//! `backends` print ([`reproducers`] writes the files of their failures).
+//! Every report computes its ratios and percentiles with
 //! [`figures`], lays out its tables with [`tabular`] and formats sizes and
 //! times with [`units`] (cannery-zswap's reports too).
 //!
@@ -30,9 +32,11 @@ pub mod eval_corpus;
 pub mod evaluate;
 pub mod figures;
 pub mod fleet;
+pub mod histogram_files;
 pub mod mode_key;
 pub mod render;
 pub mod report;
+pub mod reproducers;
 pub mod table_file;
 pub mod table_summary;
 pub mod tabular;

@@ -1,11 +1,12 @@
 //! Tables as command arguments: a file (JSON or binary, read bounded) or a
-//! built-in by name, and a table written by its file name's extension.
+//! built-in by name, a table imported from a kernel C header or raw
+//! lengths, and a table written by its file name's extension.
 
 use std::path::{Path, PathBuf};
 
 use cannery_codec::table::SerialError;
 use cannery_codec::Table;
-use cannery_files::input::{read_limited, SMALL_FILE_LIMIT};
+use cannery_files::input::{read_limited, read_text_limited, SMALL_FILE_LIMIT};
 use cannery_files::output::{write_file, Existing};
 
 /// Why a table could not be loaded or written.
@@ -28,6 +29,32 @@ pub enum TableFileError {
         /// What is wrong with it.
         #[source]
         source: SerialError,
+    },
+    /// A C header that is no kernel table.
+    #[error("cannot import {}", path.display())]
+    Import {
+        /// The header.
+        path: PathBuf,
+        /// What is wrong with it.
+        #[source]
+        source: cannery_export::ImportError,
+    },
+    /// A lengths file of the wrong size.
+    #[error("{}: {len} bytes; a lengths file is exactly 316 bytes (286 literal/length then 30 distance lengths)", path.display())]
+    LengthsSize {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        len: usize,
+    },
+    /// Lengths that make no table.
+    #[error("{}", path.display())]
+    Lengths {
+        /// The file.
+        path: PathBuf,
+        /// Why not.
+        #[source]
+        source: cannery_codec::TableError,
     },
     /// The table could not be written.
     #[error("writing table {}", path.display())]
@@ -53,6 +80,41 @@ pub fn load(spec: &str) -> Result<Table, TableFileError> {
         path: path.into(),
         source,
     })
+}
+
+/// Largest C header [`import_kernel_header`] reads (the kernel's are a few
+/// KiB; the scan keeps one token per byte at most, so this bounds its
+/// memory too).
+pub const HEADER_LIMIT: u64 = 2 << 20;
+
+/// A table from a C header with kernel-format arrays (ours or the 2024
+/// patch's; codes, lengths and header cross-checked).
+pub fn import_kernel_header(path: &Path) -> Result<Table, TableFileError> {
+    let text = read_text_limited(path, HEADER_LIMIT, "C header")?;
+    cannery_export::table_from_kernel_header(&text).map_err(|source| TableFileError::Import {
+        path: path.into(),
+        source,
+    })
+}
+
+/// A table from a lengths file: 316 raw bytes, 286 literal/length then 30
+/// distance code lengths.
+pub fn import_lengths(path: &Path) -> Result<Table, TableFileError> {
+    let bytes = read_limited(path, 316, "lengths file")?;
+    if bytes.len() != 316 {
+        return Err(TableFileError::LengthsSize {
+            path: path.into(),
+            len: bytes.len(),
+        });
+    }
+    let mut t = Table::from_lengths(&bytes[..286], &bytes[286..]).map_err(|source| {
+        TableFileError::Lengths {
+            path: path.into(),
+            source,
+        }
+    })?;
+    t.provenance.source = Some(format!("imported from raw lengths {}", path.display()));
+    Ok(t)
 }
 
 /// Writes a table atomically: JSON if the path ends in `.json`, else the

@@ -21,7 +21,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::journal::{self, Change, Journal, JournalError, Record};
+use crate::journal::{self, Change, Journal, JournalError, Restored};
 use crate::system::System;
 
 /// Remembers each change and undoes them all, newest first.
@@ -257,20 +257,6 @@ impl Drop for Restore {
             eprintln!("cannery: not restored: {e}");
         }
     }
-}
-
-/// What [`restore_stale`] did.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct Restored {
-    /// The dead run's record (none when there was nothing to restore).
-    pub record: Option<Record>,
-    /// True when the journal is from an earlier boot (only swap files are
-    /// left of it).
-    pub earlier_boot: bool,
-    /// The undone changes, newest first.
-    pub undone: Vec<String>,
-    /// What could not be undone (kept in the journal).
-    pub failed: Vec<String>,
 }
 
 /// Undoes a dead run's journal (`cannery restore`), newest first. After a

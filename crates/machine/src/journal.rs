@@ -334,6 +334,43 @@ pub fn start_time(system: &System, pid: u32) -> Option<u64> {
     rest.split_whitespace().nth(19)?.parse().ok()
 }
 
+/// What [`crate::restore_stale`] did.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Restored {
+    /// The dead run's record (none when there was nothing to restore).
+    pub record: Option<Record>,
+    /// True when the journal is from an earlier boot (only swap files are
+    /// left of it).
+    pub earlier_boot: bool,
+    /// The undone changes, newest first.
+    pub undone: Vec<String>,
+    /// What could not be undone (kept in the journal).
+    pub failed: Vec<String>,
+}
+
+impl Restored {
+    /// What `cannery restore` prints: whose changes were undone, one line
+    /// each, or that there was nothing to restore.
+    pub fn render_text(&self) -> String {
+        let Some(r) = &self.record else {
+            return "nothing to restore: no cannery journal on this machine\n".into();
+        };
+        let boot = if self.earlier_boot {
+            ", from an earlier boot"
+        } else {
+            ""
+        };
+        let mut text = format!(
+            "restored what `cannery {}` (pid {}) left{boot}:\n",
+            r.command, r.pid
+        );
+        for line in &self.undone {
+            text.push_str(&format!("  {line}\n"));
+        }
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

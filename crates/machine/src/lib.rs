@@ -40,8 +40,8 @@ pub mod system;
 pub mod zram;
 pub mod zswap;
 
-pub use guard::{restore_stale, Restore, Restored};
-pub use journal::{Change, JournalError, Record};
+pub use guard::{restore_stale, Restore};
+pub use journal::{Change, JournalError, Record, Restored};
 pub use setup::{render_needs, Need};
 pub use system::{parse_swaps, SwapArea, System};
 pub use zram::{parse_comp_algorithm, parse_mm_stat, MmStat, PageIo};

@@ -92,17 +92,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
 /// `cannery eval --histograms`.
 fn eval_histograms_cmd(table: &cannery_codec::Table, args: &EvalArgs) -> anyhow::Result<()> {
     use anyhow::Context;
-    let mut named = Vec::new();
-    for p in &args.histograms {
-        let text = cannery_files::input::read_text_limited(
-            p,
-            cannery_files::input::SMALL_FILE_LIMIT,
-            "histogram",
-        )?;
-        let h = cannery_trainer::Histogram::from_json(&text)
-            .with_context(|| format!("{}", p.display()))?;
-        named.push((p.display().to_string(), h));
-    }
+    let named = cannery_lab::histogram_files::read_named(&args.histograms)?;
     let report =
         cannery_lab::eval_corpus::eval_histograms(table, &named, &args.table_args.options())
             .context("cannot compare the table with the histograms")?;

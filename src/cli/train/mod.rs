@@ -12,18 +12,14 @@ pub mod stats;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::Args;
 
 use cannery_codec::Level;
-use cannery_files::input::{read_text_limited, SMALL_FILE_LIMIT};
 use cannery_files::output::{self, Existing};
-use cannery_lab::eval_corpus::merge_all;
 use cannery_lab::fleet::train_corpus;
 use cannery_lab::report::{CorpusOptions, Progress};
 use cannery_lab::train_files::TrainFiles;
 use cannery_trainer::corpus::CorpusSource;
-use cannery_trainer::histogram::Histogram;
 use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
 
 /// `--tables K`, range-checked where it is parsed (before any plan is made).
@@ -191,20 +187,6 @@ pub(super) fn write_file(path: &Path, text: &str, force: bool) -> anyhow::Result
         text.as_bytes(),
         Existing::replace_if(force),
     )?)
-}
-
-/// Reads histogram files and merges them (every one with the same settings).
-pub(super) fn read_merged(paths: &[PathBuf]) -> anyhow::Result<Histogram> {
-    let hs = paths
-        .iter()
-        .map(|p| {
-            let text = read_text_limited(p, SMALL_FILE_LIMIT, "histogram")?;
-            Histogram::from_json(&text).with_context(|| format!("{}", p.display()))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    merge_all(&hs)
-        .context("cannot merge the histograms")?
-        .context("no histogram given")
 }
 
 /// `cannery train`.

@@ -15,8 +15,9 @@ use cannery_trainer::gather::{gather_corpus, gather_process};
 use cannery_trainer::target::parse_of_target;
 use cannery_trainer::ParseModel;
 
-use super::{parse_level, read_merged, write_file};
+use super::{parse_level, write_file};
 use crate::cli::load_table;
+use cannery_lab::histogram_files::read_merged;
 
 /// `cannery stats`.
 #[derive(Args, Debug)]

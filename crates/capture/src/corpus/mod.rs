@@ -27,3 +27,28 @@ pub use layout::{
 pub use reader::{
     is_raw_pages, open_pages, set_read_progress, Page, PageReader, PROGRESS_EVERY, RAW_EXTENSION,
 };
+
+/// What a command says, once at its end, of the files its corpus readers
+/// skipped: hidden or partial files ([`skipped_files`]) and, with
+/// `--skip-unreadable`, unreadable ones ([`unreadable_files`]); a count and
+/// one example each.
+pub fn skipped_warnings() -> Vec<String> {
+    let mut lines = Vec::new();
+    let skipped = skipped_files();
+    if let Some(first) = skipped.first() {
+        lines.push(format!(
+            "skipped {} hidden or partial file(s) (names starting with '.' or ending in .partial), e.g. {}",
+            skipped.len(),
+            first.display()
+        ));
+    }
+    let unreadable = unreadable_files();
+    if let Some(first) = unreadable.first() {
+        lines.push(format!(
+            "skipped {} unreadable file(s) or directories (--skip-unreadable), e.g. {}",
+            unreadable.len(),
+            first.display()
+        ));
+    }
+    lines
+}
