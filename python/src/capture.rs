@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cannery_capture::capture::DEFAULT_SEED;
-use cannery_capture::session::{capture_pid, Schedule};
+use cannery_capture::session::{capture_pid, Job, Schedule};
 use cannery_capture::snapshot::writer::DEFAULT_LEVEL;
 use cannery_capture::{CaptureOptions, ErrorKind};
 use cannery_files::output::Existing;
@@ -130,6 +130,14 @@ pub fn capture<'py>(
         count: samples,
         interval: seconds("interval", interval)?,
     };
+    let job = Job {
+        label: label.as_deref(),
+        opts: &opts,
+        sched: &sched,
+        out: &out,
+        existing: Existing::replace_if(force),
+        level,
+    };
     let mut bar = crate::progress::Progress::new(progress, u64::from(samples));
     let (result, interrupted) = py.allow_threads(|| {
         cannery_files::interrupt::reset();
@@ -139,10 +147,7 @@ pub fn capture<'py>(
                 let cold_opts = cannery_capture::cold::ColdOptions {
                     amount,
                     setup,
-                    swap_file: PathBuf::from(format!(
-                        "/var/tmp/cannery-cold-{}.swap",
-                        std::process::id()
-                    )),
+                    swap_file: cannery_capture::cold::default_swap_file(),
                     keep_hot,
                     reclaim_own_cgroup,
                 };
@@ -150,13 +155,8 @@ pub fn capture<'py>(
                 cannery_capture::cold::capture_cold(
                     None,
                     Some(pid),
-                    label.as_deref(),
-                    &opts,
+                    &job,
                     &cold_opts,
-                    &sched,
-                    &out,
-                    Existing::replace_if(force),
-                    level,
                     &mut |line| {
                         if line.starts_with("cycle ") {
                             cycles += 1;
@@ -166,16 +166,9 @@ pub fn capture<'py>(
                 )
                 .map(|(report, _)| report)
             }
-            None => capture_pid(
-                pid,
-                label.as_deref(),
-                &opts,
-                &sched,
-                &out,
-                Existing::replace_if(force),
-                level,
-                &mut |done, of| bar.step(&format!("sample {done} of {of}")),
-            ),
+            None => capture_pid(pid, &job, &mut |done, of| {
+                bar.step(&format!("sample {done} of {of}"))
+            }),
         };
         let interrupted = cannery_files::interrupt::interrupted();
         cannery_files::interrupt::reset();

@@ -17,10 +17,8 @@ pub struct BackendsArgs {
 /// Runs `cannery backends`.
 pub fn run(args: BackendsArgs) -> anyhow::Result<()> {
     let survey = backend::survey();
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&survey)?)?;
-    } else {
-        out!("{}", cannery_lab::engine_reports::render_survey(&survey))?;
-    }
+    crate::cli::print_report(args.json, &survey, |r| {
+        cannery_lab::engine_reports::render_survey(r)
+    })?;
     Ok(())
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use cannery_lab::bench::{bench_workload, machine_line, markdown, read_workloads, BenchResult};
 use cannery_trainer::Split;
 
-use super::Output;
+use crate::cli::{open_output, Privacy};
 use clap::Args;
 
 #[derive(Args)]
@@ -50,12 +50,7 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     // Refuse the output before the work, not after it.
     let out_path = args.out.as_deref().unwrap_or(std::path::Path::new("-"));
-    let mut out = Output::open(
-        out_path,
-        cannery_files::Existing::replace_if(args.force),
-        &[&args.corpus],
-        super::Privacy::Normal,
-    )?;
+    let mut out = open_output(out_path, args.force, &[&args.corpus], Privacy::Normal)?;
     let split = Split::new(args.test_fraction, args.seed)?;
     let workloads = read_workloads(&args.corpus, split, args.max_pages, &mut |name| {
         crate::cli::out::warn(format!(

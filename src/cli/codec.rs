@@ -6,13 +6,14 @@
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use crate::cli::{open_output, Privacy};
 use anyhow::{bail, Context};
 use cannery_capture::stream::page_stream;
 use cannery_codec::transcode::{compress_pages, decompress_records};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode};
 use clap::Args;
 
-use super::{load_table, Output};
+use super::load_table;
 
 #[derive(Args)]
 pub struct CompressArgs {
@@ -91,12 +92,7 @@ pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
     }
     let mut encoder = Encoder::new(args.mode, format, args.level, table.as_ref())?;
     let pages = page_stream(&args.input)?;
-    let mut out = Output::open(
-        &args.out,
-        cannery_files::Existing::replace_if(args.force),
-        &[&args.input],
-        super::Privacy::Private,
-    )?;
+    let mut out = open_output(&args.out, args.force, &[&args.input], Privacy::Private)?;
     let s = compress_pages(&mut encoder, pages, &mut out)?;
     out.finish()?;
     if args.json {
@@ -130,12 +126,7 @@ pub fn decompress(args: DecompressArgs) -> anyhow::Result<()> {
         let f = cannery_files::input::open_input(&args.input, "cannot open")?;
         Box::new(BufReader::new(f))
     };
-    let mut out = Output::open(
-        &args.out,
-        cannery_files::Existing::replace_if(args.force),
-        &[&args.input],
-        super::Privacy::Private,
-    )?;
+    let mut out = open_output(&args.out, args.force, &[&args.input], Privacy::Private)?;
     let records = decompress_records(
         &decoder,
         input,

@@ -3,6 +3,7 @@
 //! for secret-looking strings before sharing one. Arguments and output
 //! only; the work is in `cannery_capture::corpus` and `::secrets`.
 
+use crate::cli::{open_output, Privacy};
 use anyhow::bail;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -88,11 +89,7 @@ pub fn run(cmd: CorpusCommand) -> anyhow::Result<()> {
 
 fn info(a: InfoArgs) -> anyhow::Result<()> {
     let s = cannery_lab::corpus_summary::summarize(&a.path)?;
-    if a.json {
-        outln!("{}", serde_json::to_string_pretty(&s)?)?;
-    } else {
-        out!("{}", s.render_text())?;
-    }
+    crate::cli::print_report(a.json, &s, |r| r.render_text())?;
     Ok(())
 }
 
@@ -110,12 +107,7 @@ fn export(a: ExportArgs) -> anyhow::Result<()> {
         .iter()
         .flat_map(|w| w.files.iter().map(|f| f.as_path()))
         .collect();
-    let mut out = super::Output::open(
-        &a.out,
-        cannery_files::Existing::replace_if(a.force),
-        &inputs,
-        super::Privacy::Private,
-    )?;
+    let mut out = open_output(&a.out, a.force, &inputs, Privacy::Private)?;
     let opts = ExportOptions {
         workload: a.workload.clone(),
         sample: a.sample,
@@ -160,11 +152,7 @@ fn scan(a: ScanArgs) -> anyhow::Result<()> {
         );
     }
     let found = &report.findings;
-    if a.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        out!("{}", report.render_text(50))?;
-    }
+    crate::cli::print_report(a.json, &report, |r| r.render_text(50))?;
     if !found.is_empty() {
         let files: std::collections::BTreeSet<_> = found.iter().map(|f| &f.path).collect();
         // Findings are exit status 1; an error (nothing scanned, I/O) is 2.

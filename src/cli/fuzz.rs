@@ -95,11 +95,9 @@ pub fn run(args: FuzzArgs) -> anyhow::Result<()> {
         cells,
         args.allow_skips,
     );
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        out!("{}", cannery_lab::engine_reports::render_fuzz(&report))?;
-    }
+    crate::cli::print_report(args.json, &report, |r| {
+        cannery_lab::engine_reports::render_fuzz(r)
+    })?;
     report.verdict().map_err(|e| {
         let e = super::finding(format!("fuzz: {e}"));
         if report.counts.pages_failed > 0 {

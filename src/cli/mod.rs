@@ -83,6 +83,33 @@ pub fn exit_status(err: &anyhow::Error) -> i32 {
 pub use cannery_files::output::Privacy;
 pub use cannery_files::sink::{write_stdout, Sink as Output};
 
+/// Opens a command's main output ([`Output`]): `-` is standard output; an
+/// existing file is kept unless `force`; none of `inputs` is replaced.
+pub fn open_output(
+    path: &Path,
+    force: bool,
+    inputs: &[&Path],
+    p: Privacy,
+) -> anyhow::Result<Output> {
+    let existing = cannery_files::Existing::replace_if(force);
+    Ok(Output::open(path, existing, inputs, p)?)
+}
+
+/// Prints a command's report on standard output: pretty JSON with
+/// `--json`, else its text.
+pub fn print_report<T: serde::Serialize>(
+    json: bool,
+    report: &T,
+    text: impl FnOnce(&T) -> String,
+) -> anyhow::Result<()> {
+    if json {
+        outln!("{}", serde_json::to_string_pretty(report)?)?;
+    } else {
+        out!("{}", text(report))?;
+    }
+    Ok(())
+}
+
 /// Loads a table argument: a file, or a built-in by name ([`cannery_lab::table_file::load`]).
 pub fn load_table(spec: &str) -> anyhow::Result<cannery_codec::Table> {
     Ok(cannery_lab::table_file::load(spec)?)

@@ -17,11 +17,7 @@ pub struct RestoreArgs {
 /// Runs `cannery restore`.
 pub fn run(args: RestoreArgs) -> anyhow::Result<()> {
     let done = restore_stale(&System::default())?;
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&done)?)?;
-    } else {
-        out!("{}", done.render_text())?;
-    }
+    crate::cli::print_report(args.json, &done, |r| r.render_text())?;
     if !done.failed.is_empty() {
         bail!(
             "not restored (kept in the journal; fix and run `cannery restore` again):\n  {}",

@@ -60,11 +60,7 @@ pub fn run(cmd: TableCommand) -> anyhow::Result<()> {
     match cmd {
         TableCommand::Show { table, json } => {
             let s = TableSummary::of(&load_table(&table)?);
-            if json {
-                outln!("{}", serde_json::to_string_pretty(&s)?)?;
-            } else {
-                out!("{}", s.render_text())?;
-            }
+            crate::cli::print_report(json, &s, |r| r.render_text())?;
             Ok(())
         }
         TableCommand::Import {

@@ -81,14 +81,9 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
         },
     )?;
     bar.finish_and_clear();
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        out!(
-            "{}",
-            cannery_lab::engine_reports::render_validation(&report)
-        )?;
-    }
+    crate::cli::print_report(args.json, &report, |r| {
+        cannery_lab::engine_reports::render_validation(r)
+    })?;
     report
         .verdict()
         .map_err(|e| super::finding(format!("validate: {e}")))

@@ -8,6 +8,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::cli::{open_output, Privacy};
 use anyhow::bail;
 use cannery_files::interrupt;
 use cannery_machine::System;
@@ -17,8 +18,6 @@ use cannery_trainer::Split;
 use cannery_zswap::zram_kernel::comparison::{comparison, render, to_json, ComparisonFiles};
 use cannery_zswap::zram_kernel::{choose_workloads, run_session, Chosen, ZramError, ZramOptions};
 use clap::Args;
-
-use super::Output;
 
 /// Arguments of `cannery zram-kernel`.
 #[derive(Args, Debug)]
@@ -99,11 +98,11 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
         bail!("the corpus {} has no {} pages", args.corpus, args.part);
     }
     // Opened first, so an existing report is refused before the device is added.
-    let mut out = Output::open(
+    let mut out = open_output(
         &args.out,
-        cannery_files::Existing::replace_if(args.force),
+        args.force,
         &[Path::new(&args.corpus)],
-        super::Privacy::Normal,
+        Privacy::Normal,
     )?;
     let opts = ZramOptions {
         compressors: (!args.compressor.is_empty()).then(|| args.compressor.clone()),

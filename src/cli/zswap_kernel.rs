@@ -9,12 +9,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::cli::{open_output, Privacy};
 use anyhow::bail;
 use cannery_files::interrupt;
 use cannery_zswap::kernel::{read_workloads, run_session, SessionOptions, System};
 use clap::Args;
-
-use super::Output;
 
 /// Arguments of `cannery zswap-kernel`.
 #[derive(Args, Debug)]
@@ -67,12 +66,7 @@ pub struct ZswapKernelArgs {
 pub fn run(args: ZswapKernelArgs) -> anyhow::Result<()> {
     let workloads = read_workloads(&args.corpus, args.max_pages, args.tables.as_deref())?;
     // Opened first, so an existing report is refused before any setting changes.
-    let mut out = Output::open(
-        &args.out,
-        cannery_files::Existing::replace_if(args.force),
-        &[&args.corpus],
-        super::Privacy::Normal,
-    )?;
+    let mut out = open_output(&args.out, args.force, &[&args.corpus], Privacy::Normal)?;
     let opts = SessionOptions {
         compressors: args.compressor.clone(),
         batch: args.batch as usize,

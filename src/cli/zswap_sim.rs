@@ -178,11 +178,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
     })?;
     bar.finish_and_clear();
     let mismatches = report.mismatches();
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        out!("{report}")?;
-    }
+    crate::cli::print_report(args.json, &report, |r| r.to_string())?;
     if mismatches > 0 {
         return Err(super::finding(format!(
             "{mismatches} loaded pages differ from the originals"

@@ -44,6 +44,26 @@ impl Default for Schedule {
     }
 }
 
+/// Where and how one capture is written: the workload's label (default:
+/// the process's or program's name), what is kept of each sample, when
+/// samples are taken, and the snapshot file (kept if it exists unless
+/// `existing` says replace) with its zstd level.
+#[derive(Debug, Clone, Copy)]
+pub struct Job<'a> {
+    /// Workload label stored in the snapshot.
+    pub label: Option<&'a str>,
+    /// What each sample keeps.
+    pub opts: &'a CaptureOptions,
+    /// How often and how many times to sample.
+    pub sched: &'a Schedule,
+    /// The snapshot file.
+    pub out: &'a Path,
+    /// Whether an existing file is replaced.
+    pub existing: Existing,
+    /// zstd level of the snapshot.
+    pub level: i32,
+}
+
 /// A workload to start.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WorkloadSpec {
@@ -295,17 +315,19 @@ impl Loop<'_> {
 /// Sample a running process `pid` into `out`: the first sample at once,
 /// then one every interval. `progress` hears (samples taken, of how many)
 /// after each sample.
-#[allow(clippy::too_many_arguments)]
 pub fn capture_pid(
     pid: u32,
-    label: Option<&str>,
-    opts: &CaptureOptions,
-    sched: &Schedule,
-    out: &Path,
-    existing: Existing,
-    level: i32,
+    job: &Job<'_>,
     progress: &mut dyn FnMut(u32, u32),
 ) -> Result<SessionReport> {
+    let Job {
+        label,
+        opts,
+        sched,
+        out,
+        existing,
+        level,
+    } = *job;
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
     let _handlers = cannery_files::interrupt::install();
     let target = Target::attach(pid)?;
@@ -442,17 +464,19 @@ pub(crate) fn attach_log(cmd: &mut Command, spec: &WorkloadSpec) -> Result<()> {
 /// Start `spec` with a clean environment, sample it into `out`, and stop it.
 /// `label` defaults to the program's file name. `progress` hears (samples
 /// taken, of how many) after each sample.
-#[allow(clippy::too_many_arguments)]
 pub fn run_workload(
     spec: &WorkloadSpec,
-    label: Option<&str>,
-    opts: &CaptureOptions,
-    sched: &Schedule,
-    out: &Path,
-    existing: Existing,
-    level: i32,
+    job: &Job<'_>,
     progress: &mut dyn FnMut(u32, u32),
 ) -> Result<SessionReport> {
+    let Job {
+        label,
+        opts,
+        sched,
+        out,
+        existing,
+        level,
+    } = *job;
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
     let _handlers = cannery_files::interrupt::install();
     let (mut cmd, program, command_name) = workload_command(spec)?;

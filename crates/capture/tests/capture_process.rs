@@ -14,7 +14,7 @@ mod common;
 
 use cannery_capture::capture::{CaptureOptions, Capturer, Progress};
 use cannery_capture::corpus::open_pages;
-use cannery_capture::session::{self, Schedule, WorkloadSpec};
+use cannery_capture::session::{self, Job, Schedule, WorkloadSpec};
 use cannery_capture::target::Target;
 use cannery_capture::{ErrorKind, RegionKind, PAGE_SIZE};
 use cannery_files::output::Existing;
@@ -280,12 +280,14 @@ fn session_writes_metadata_and_pages() {
     let mut heard = Vec::new();
     let rep = session::capture_pid(
         t.pid(),
-        Some("testee"),
-        &opts,
-        &sched,
-        &out,
-        Existing::Keep,
-        3,
+        &Job {
+            label: Some("testee"),
+            opts: &opts,
+            sched: &sched,
+            out: &out,
+            existing: Existing::Keep,
+            level: 3,
+        },
         &mut |done, of| heard.push((done, of)),
     )
     .unwrap();
@@ -339,12 +341,14 @@ fn spawn_mode_uses_a_clean_environment_and_stops_the_workload() {
     };
     let rep = session::run_workload(
         &spec,
-        Some("sleeper"),
-        &opts,
-        &sched,
-        &out,
-        Existing::Keep,
-        3,
+        &Job {
+            label: Some("sleeper"),
+            opts: &opts,
+            sched: &sched,
+            out: &out,
+            existing: Existing::Keep,
+            level: 3,
+        },
         &mut |_, _| {},
     )
     .unwrap();
@@ -385,12 +389,14 @@ fn a_workload_exiting_before_the_first_sample_writes_nothing_and_keeps_the_old_f
     // Without replacing, an existing file is refused before anything runs.
     let e = session::run_workload(
         &spec,
-        Some("quick"),
-        &opts,
-        &sched,
-        &out,
-        Existing::Keep,
-        3,
+        &Job {
+            label: Some("quick"),
+            opts: &opts,
+            sched: &sched,
+            out: &out,
+            existing: Existing::Keep,
+            level: 3,
+        },
         &mut |_, _| {},
     )
     .unwrap_err();
@@ -399,12 +405,14 @@ fn a_workload_exiting_before_the_first_sample_writes_nothing_and_keeps_the_old_f
     // written and the old file stays.
     let e = session::run_workload(
         &spec,
-        Some("quick"),
-        &opts,
-        &sched,
-        &out,
-        Existing::Replace,
-        3,
+        &Job {
+            label: Some("quick"),
+            opts: &opts,
+            sched: &sched,
+            out: &out,
+            existing: Existing::Replace,
+            level: 3,
+        },
         &mut |_, _| {},
     )
     .unwrap_err();
@@ -423,12 +431,14 @@ fn a_workload_exiting_before_the_first_sample_writes_nothing_and_keeps_the_old_f
     };
     session::run_workload(
         &missing,
-        Some("x"),
-        &opts,
-        &sched,
-        &out,
-        Existing::Replace,
-        3,
+        &Job {
+            label: Some("x"),
+            opts: &opts,
+            sched: &sched,
+            out: &out,
+            existing: Existing::Replace,
+            level: 3,
+        },
         &mut |_, _| {},
     )
     .unwrap_err();

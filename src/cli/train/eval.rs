@@ -81,11 +81,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         bar.suspend(|| crate::cli::out::detail(format!("evaluating {name}")));
     })?;
     bar.finish_and_clear();
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        out!("{}", cannery_lab::render::eval_report(&report))?;
-    }
+    crate::cli::print_report(args.json, &report, cannery_lab::render::eval_report)?;
     Ok(())
 }
 
@@ -96,10 +92,8 @@ fn eval_histograms_cmd(table: &cannery_codec::Table, args: &EvalArgs) -> anyhow:
     let report =
         cannery_lab::eval_corpus::eval_histograms(table, &named, &args.table_args.options())
             .context("cannot compare the table with the histograms")?;
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        out!("{}", cannery_lab::render::histogram_eval_report(&report))?;
-    }
+    crate::cli::print_report(args.json, &report, |r| {
+        cannery_lab::render::histogram_eval_report(r)
+    })?;
     Ok(())
 }

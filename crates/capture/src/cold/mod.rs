@@ -23,7 +23,7 @@
 //! success, error, panic, SIGINT and SIGTERM; its journal lets `cannery
 //! restore` undo a run killed outright.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use cannery_machine::cgroup::{self, MemoryCgroup, Version};
 use cannery_machine::reclaim::{self, CgroupKnobs, Outcome};
@@ -34,7 +34,7 @@ use crate::capture::{CaptureOptions, Capturer};
 use crate::error::{Error, ErrorKind, Result};
 use crate::maps::parse_maps;
 use crate::pagemap::{is_capturable, zero_page_pfn, PageMap, PageSet, SwapAreas};
-use crate::session::{Schedule, SessionReport, WorkloadSpec};
+use crate::session::{Job, Schedule, SessionReport, WorkloadSpec};
 use crate::snapshot::ColdPages;
 use crate::target::{process_tree, Target};
 use crate::PAGE_SIZE;
@@ -63,6 +63,12 @@ pub struct ColdOptions {
     pub keep_hot: Option<PathBuf>,
     /// Attach mode on v2: reclaim in the process's own cgroup.
     pub reclaim_own_cgroup: bool,
+}
+
+/// Where `--setup` makes its swap file when not told:
+/// `/var/tmp/cannery-cold-PID.swap`.
+pub fn default_swap_file() -> PathBuf {
+    PathBuf::from(format!("/var/tmp/cannery-cold-{}.swap", std::process::id()))
 }
 
 /// What is missing for a cold capture (of process `pid` in attach mode),
@@ -402,19 +408,21 @@ fn run_cycles(
 /// `pid`. `progress` hears one line per step. The machine is restored
 /// before this returns (what could not be is in the report's
 /// `restore_failures`, and stays in the journal).
-#[allow(clippy::too_many_arguments)]
 pub fn capture_cold(
     spec: Option<&WorkloadSpec>,
     pid: Option<u32>,
-    label: Option<&str>,
-    opts: &CaptureOptions,
+    job: &Job<'_>,
     cold_opts: &ColdOptions,
-    sched: &Schedule,
-    out: &Path,
-    existing: cannery_files::output::Existing,
-    level: i32,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(SessionReport, ColdReport)> {
+    let Job {
+        label,
+        opts,
+        sched,
+        out,
+        existing,
+        level,
+    } = *job;
     if opts.cold_after.is_some() {
         return Err(Error::new(
             ErrorKind::InvalidInput,
