@@ -8,7 +8,6 @@
 use std::path::PathBuf;
 
 use cannery_lab::bench::{bench_workload, machine_line, markdown, read_workloads, BenchResult};
-use cannery_trainer::Split;
 
 use crate::cli::{open_output, Privacy};
 use clap::Args;
@@ -29,12 +28,8 @@ pub struct BenchArgs {
     /// training one per workload on its training pages.
     #[arg(long)]
     table: Option<String>,
-    /// Share of pages held out for measuring (the rest trains tables and dictionaries).
-    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
-    test_fraction: f64,
-    /// Seed of the train/test split.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    #[command(flatten)]
+    split: crate::cli::SplitArgs,
     /// Write the markdown report here (default: print it; a new file
     /// unless --force).
     #[arg(long, short = 'o')]
@@ -51,7 +46,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     // Refuse the output before the work, not after it.
     let out_path = args.out.as_deref().unwrap_or(std::path::Path::new("-"));
     let mut out = open_output(out_path, args.force, &[&args.corpus], Privacy::Normal)?;
-    let split = Split::new(args.test_fraction, args.seed)?;
+    let split = args.split.split()?;
     let workloads = read_workloads(&args.corpus, split, args.max_pages, &mut |name| {
         crate::cli::out::warn(format!(
             "workload {name}: too few pages to train and measure, skipped"

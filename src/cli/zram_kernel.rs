@@ -14,7 +14,6 @@ use cannery_files::interrupt;
 use cannery_machine::System;
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::pages::Part;
-use cannery_trainer::Split;
 use cannery_zswap::zram_kernel::comparison::{comparison, render, to_json, ComparisonFiles};
 use cannery_zswap::zram_kernel::{choose_workloads, run_session, Chosen, ZramError, ZramOptions};
 use clap::Args;
@@ -41,12 +40,8 @@ pub struct ZramKernelArgs {
     /// dictionary is never scored on its own training pages) or all.
     #[arg(long, default_value = "test", value_parser = ["test", "all"])]
     part: String,
-    /// Share of pages held out (as given to `train`).
-    #[arg(long, default_value_t = 0.2)]
-    test_fraction: f64,
-    /// Seed of the split (as given to `train`).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    #[command(flatten)]
+    split: crate::cli::SplitArgs,
     /// At most this many pages of each workload.
     #[arg(long, value_parser = super::at_least_one)]
     max_pages: Option<usize>,
@@ -80,7 +75,7 @@ pub struct ZramKernelArgs {
 /// Runs `cannery zram-kernel`.
 pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
     let corpus = CorpusSource::open(Path::new(&args.corpus))?;
-    let split = Split::new(args.test_fraction, args.seed)?;
+    let split = args.split.split()?;
     let part = Part::selection(&args.part).map_err(anyhow::Error::msg)?;
     let Chosen {
         workloads,

@@ -40,17 +40,18 @@ pub struct ZswapSimArgs {
     #[arg(long, value_enum)]
     mode: SimMode,
     /// Canned stream format: iaa (no header) or deflate.
-    #[arg(long, default_value = "iaa", value_parser = parse_format)]
+    #[arg(long, default_value = "iaa")]
     format: Format,
     /// LZ77 level of cannery's own modes: fast, default or best.
-    #[arg(long, default_value = "fast", value_parser = parse_level)]
+    #[arg(long, default_value = "fast")]
     level: Level,
     /// zstd level in zstd mode (the kernel's crypto zstd uses 3).
     #[arg(long, default_value_t = 3)]
     zstd_level: i32,
-    /// Folio size the corpus is cut into.
-    #[arg(long, value_enum, default_value = "64k")]
-    folio: FolioArg,
+    /// Folio size the corpus is cut into: 4k, 16k, 32k, 64k or mixed
+    /// (repeating 64k, 4k, 32k, 16k).
+    #[arg(long, default_value = "64k", value_parser = folio_parser())]
+    folio: FolioSize,
     /// Pages per compression batch (1..=32); without it, sweep 1, 2, 4, 8, 16, 32.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=32))]
     compress_batch: Option<u16>,
@@ -71,14 +72,6 @@ pub struct ZswapSimArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
-}
-
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse()
-}
-
-fn parse_level(s: &str) -> Result<Level, String> {
-    s.parse()
 }
 
 /// The compressors the simulator can run.
@@ -102,35 +95,11 @@ pub enum SimMode {
     KernelLzo,
 }
 
-/// Folio sizes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FolioArg {
-    /// 4 KiB (one page).
-    #[value(name = "4k")]
-    K4,
-    /// 16 KiB.
-    #[value(name = "16k")]
-    K16,
-    /// 32 KiB.
-    #[value(name = "32k")]
-    K32,
-    /// 64 KiB.
-    #[value(name = "64k")]
-    K64,
-    /// Repeating 64k, 4k, 32k, 16k.
-    Mixed,
-}
-
-impl From<FolioArg> for FolioSize {
-    fn from(f: FolioArg) -> FolioSize {
-        match f {
-            FolioArg::K4 => FolioSize::K4,
-            FolioArg::K16 => FolioSize::K16,
-            FolioArg::K32 => FolioSize::K32,
-            FolioArg::K64 => FolioSize::K64,
-            FolioArg::Mixed => FolioSize::Mixed,
-        }
-    }
+/// `--folio`: one of [`FolioSize::NAMES`].
+fn folio_parser() -> impl clap::builder::TypedValueParser<Value = FolioSize> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(FolioSize::NAMES)
+        .map(|s| FolioSize::from_name(&s).expect("a possible value"))
 }
 
 /// Runs `cannery zswap-sim`.
@@ -162,7 +131,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
             .compress_batch
             .map_or(SWEEP.to_vec(), |b| vec![b as usize]),
         decompress_batch: args.decompress_batch.map(|d| d as usize),
-        folio: args.folio.into(),
+        folio: args.folio,
         policy: if args.reject_incompressible {
             Policy::Reject
         } else {

@@ -22,6 +22,25 @@ pub enum FolioSize {
 }
 
 impl FolioSize {
+    /// Every size, in the order of [`FolioSize::NAMES`].
+    pub const ALL: [FolioSize; 5] = [
+        FolioSize::K4,
+        FolioSize::K16,
+        FolioSize::K32,
+        FolioSize::K64,
+        FolioSize::Mixed,
+    ];
+    /// Every size's [`FolioSize::name`].
+    pub const NAMES: [&'static str; 5] = ["4k", "16k", "32k", "64k", "mixed"];
+
+    /// The size of a [`FolioSize::name`].
+    pub fn from_name(name: &str) -> Option<FolioSize> {
+        Self::NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| Self::ALL[i])
+    }
+
     /// The name used in reports and on the command line: `4k`, ..., `mixed`.
     pub fn name(self) -> &'static str {
         match self {
@@ -63,6 +82,14 @@ pub fn folios(size: FolioSize, pages: usize) -> Vec<Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_name_reads_back_to_its_size() {
+        for f in FolioSize::ALL {
+            assert_eq!(FolioSize::from_name(f.name()), Some(f));
+        }
+        assert_eq!(FolioSize::from_name("8k"), None);
+    }
 
     #[test]
     fn folio_patterns() {

@@ -9,7 +9,6 @@ use clap::Args;
 use cannery_lab::eval_corpus::{eval_corpus, EvalOptions};
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::pages::Part;
-use cannery_trainer::Split;
 
 use super::TableArgs;
 use crate::cli::load_table;
@@ -40,12 +39,8 @@ pub struct EvalArgs {
     /// part of the split `train` uses (same --test-fraction and --seed).
     #[arg(long, default_value = "all", value_parser = ["all", "test", "train"])]
     part: String,
-    /// Share of pages held out (with --part).
-    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
-    test_fraction: f64,
-    /// Seed of the split (with --part).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    #[command(flatten)]
+    split: crate::cli::SplitArgs,
     /// Skip the peer compressors.
     #[arg(long)]
     no_peers: bool,
@@ -70,7 +65,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         eval_pages: (args.eval_pages > 0).then_some(args.eval_pages),
         peers: !args.no_peers,
         table: args.table_args.options(),
-        split: Split::new(args.test_fraction, args.seed)?,
+        split: args.split.split()?,
         part: Part::selection(&args.part).map_err(anyhow::Error::msg)?,
     };
     // As in train: the bar counts the workloads begun.

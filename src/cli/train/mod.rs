@@ -20,7 +20,7 @@ use cannery_lab::fleet::train_corpus;
 use cannery_lab::report::{CorpusOptions, Progress};
 use cannery_lab::train_files::TrainFiles;
 use cannery_trainer::corpus::CorpusSource;
-use cannery_trainer::{ParseModel, Smoothing, Split, TableOptions, TrainOptions};
+use cannery_trainer::{ParseModel, Smoothing, TableOptions, TrainOptions};
 
 /// `--tables K`, range-checked where it is parsed (before any plan is made).
 fn parse_tables(s: &str) -> Result<usize, String> {
@@ -77,12 +77,8 @@ pub struct TrainArgs {
     /// Replace table files that already exist.
     #[arg(long, short = 'f')]
     force: bool,
-    /// Fraction of pages held out for testing (chosen by page content hash).
-    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
-    test_fraction: f64,
-    /// Seed of the train/test split and of clustering.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    #[command(flatten)]
+    split: crate::cli::SplitArgs,
     /// Parse model of the statistics: fast (the IAA-like greedy parse),
     /// default (lazy) or best (cost-aware, refined with the table's costs).
     #[arg(long, default_value = "fast", value_parser = parse_level)]
@@ -191,7 +187,7 @@ pub(super) fn write_file(path: &Path, text: &str, force: bool) -> anyhow::Result
 
 /// `cannery train`.
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
-    let split = Split::new(args.test_fraction, args.seed)?;
+    let split = args.split.split()?;
     let topts = TrainOptions {
         parse: args
             .target
