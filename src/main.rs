@@ -1,7 +1,10 @@
-//! The `cannery` command line: argument parsing and dispatch only.
+//! The `cannery` command line: the global flags, dispatch, and the exit
+//! status.
 //!
-//! Each group of subcommands lives in its own module under `cli/`; the work
-//! itself is done by the library crates.
+//! Each subcommand's arguments are declared in `cannery-cli`
+//! (`crates/cli`); each group's glue (opening outputs, progress, printing)
+//! lives in its own module under `cli/`; the work itself is done by the
+//! library crates.
 
 #![forbid(unsafe_code)]
 
@@ -39,47 +42,47 @@ struct Cli {
 enum Command {
     /// Show, import and write tables.
     #[command(subcommand)]
-    Table(cli::table::TableCommand),
+    Table(cannery_cli::table::TableCommand),
     /// Compress a file of 4 KiB pages into records.
-    Compress(cli::codec::CompressArgs),
+    Compress(cannery_cli::codec::CompressArgs),
     /// Decompress records back into pages.
-    Decompress(cli::codec::DecompressArgs),
+    Decompress(cannery_cli::codec::DecompressArgs),
     /// Write a table for the kernel iaa_crypto driver, QPL or ISA-L.
     #[command(subcommand)]
-    Export(cli::export::ExportCommand),
+    Export(cannery_cli::export::ExportCommand),
     /// Train per-workload and fleet canned tables on a corpus (or from histograms) and report held-out ratios.
-    Train(Box<cli::train::TrainArgs>),
+    Train(Box<cannery_cli::train::TrainArgs>),
     /// Gather symbol statistics (a histogram file) from a corpus or a live process.
-    Stats(cli::train::stats::StatsArgs),
+    Stats(cannery_cli::stats::StatsArgs),
     /// Merge histogram files.
-    Merge(cli::train::stats::MergeArgs),
+    Merge(cannery_cli::stats::MergeArgs),
     /// Evaluate one table on a corpus: ratios against every codec, and drift.
-    Eval(cli::train::eval::EvalArgs),
+    Eval(cannery_cli::eval::EvalArgs),
     /// Capture resident anonymous memory pages of a process or workload into a snapshot.
-    Capture(Box<cli::capture::CaptureArgs>),
+    Capture(Box<cannery_cli::capture::CaptureArgs>),
     /// Inspect corpora: info, scan-secrets.
     #[command(subcommand)]
-    Corpus(cli::corpus::CorpusCommand),
+    Corpus(cannery_cli::corpus::CorpusCommand),
     /// List compression backends, what they can do, and why missing ones are missing.
-    Backends(cli::backends::BackendsArgs),
+    Backends(cannery_cli::backends::BackendsArgs),
     /// Check a table and its streams on every available backend pair.
-    Validate(cli::validate::ValidateArgs),
+    Validate(cannery_cli::validate::ValidateArgs),
     /// Decompression-equivalence fuzzing of one backend against the others.
-    Fuzz(cli::fuzz::FuzzArgs),
+    Fuzz(cannery_cli::fuzz::FuzzArgs),
     /// Replay a corpus as zswap stores and loads it, through the batch path.
-    ZswapSim(cli::zswap_sim::ZswapSimArgs),
+    ZswapSim(cannery_cli::zswap_sim::ZswapSimArgs),
     /// Measure the running kernel's zswap on a corpus (needs root), beside the simulator.
-    ZswapKernel(cli::zswap_kernel::ZswapKernelArgs),
+    ZswapKernel(cannery_cli::zswap_kernel::ZswapKernelArgs),
     /// Measure the running kernel's zram on a corpus (needs root): each compressor, with and without the workload's dictionary.
-    ZramKernel(cli::zram_kernel::ZramKernelArgs),
+    ZramKernel(cannery_cli::zram_kernel::ZramKernelArgs),
     /// Undo what a killed machine-changing run left (swap files, zswap settings, cgroups, zram devices), from its journal.
-    Restore(cli::restore::RestoreArgs),
+    Restore(cannery_cli::restore::RestoreArgs),
     /// Per-page speed and ratio of every mode and peer compressor on a corpus (markdown or JSON).
-    Bench(cli::bench::BenchArgs),
+    Bench(cannery_cli::bench::BenchArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    Completions(cli::version::CompletionsArgs),
+    Completions(cannery_cli::version::CompletionsArgs),
     /// Print the manual page (roff), e.g. `cannery man | man -l -`.
-    Man(cli::version::ManArgs),
+    Man(cannery_cli::version::ManArgs),
 }
 
 fn main() {

@@ -5,42 +5,9 @@
 //! The setup, the measuring and the markdown are `cannery_lab::bench`;
 //! this module reads the corpus' workloads, calls it and writes the report.
 
-use std::path::PathBuf;
-
-use cannery_lab::bench::{bench_workload, machine_line, markdown, read_workloads, BenchResult};
-
 use crate::cli::{open_output, Privacy};
-use clap::Args;
-
-#[derive(Args)]
-pub struct BenchArgs {
-    /// Corpus: a directory with one sub-directory per workload, a snapshot or
-    /// `.pages` file, or a name under corpora/.
-    #[arg(long)]
-    corpus: PathBuf,
-    /// Pages per workload to measure at most (held-out pages, spread over the capture).
-    #[arg(long, value_parser = super::at_least_one, default_value_t = 400)]
-    max_pages: usize,
-    /// Timed repetitions per page (the fastest counts).
-    #[arg(long, default_value_t = 3)]
-    reps: usize,
-    /// Measure this table (file or built-in name) as `canned-*` instead of
-    /// training one per workload on its training pages.
-    #[arg(long)]
-    table: Option<String>,
-    #[command(flatten)]
-    split: crate::cli::SplitArgs,
-    /// Write the markdown report here (default: print it; a new file
-    /// unless --force).
-    #[arg(long, short = 'o')]
-    out: Option<PathBuf>,
-    /// Replace the output file if it exists.
-    #[arg(long, short = 'f')]
-    force: bool,
-    /// Print JSON (one entry per workload and codec) instead of markdown.
-    #[arg(long)]
-    json: bool,
-}
+use cannery_cli::bench::BenchArgs;
+use cannery_lab::bench::{bench_workload, machine_line, markdown, read_workloads, BenchResult};
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     // Refuse the output before the work, not after it.

@@ -3,78 +3,15 @@
 //! back, in any mode and format, streamed a page at a time
 //! (`cannery_codec::transcode`). Outputs are atomic files or `-`.
 
-use std::io::{BufReader, Read};
-use std::path::{Path, PathBuf};
-
+use super::load_table;
 use crate::cli::{open_output, Privacy};
 use anyhow::{bail, Context};
 use cannery_capture::stream::page_stream;
+use cannery_cli::codec::{CompressArgs, DecompressArgs};
 use cannery_codec::transcode::{compress_pages, decompress_records};
-use cannery_codec::{Decoder, Encoder, Format, Level, Mode};
-use clap::Args;
-
-use super::load_table;
-
-#[derive(Args)]
-pub struct CompressArgs {
-    /// Table for canned mode: a file (JSON or binary) or a built-in name (kernel-2024).
-    #[arg(long)]
-    table: Option<String>,
-    /// canned, fixed or dynamic.
-    #[arg(long)]
-    mode: Mode,
-    /// Canned framing: iaa (no header; the default) or deflate (header +
-    /// body, standard raw deflate). Fixed and dynamic streams are deflate.
-    #[arg(long)]
-    format: Option<Format>,
-    /// Match finding effort: fast, default or best.
-    #[arg(long, default_value = "fast")]
-    level: Level,
-    /// Input: raw pages (a `.pages` file, a pipe, or `-` for standard
-    /// input; whole 4096-byte pages) or a snapshot.
-    #[arg(long = "in", short = 'i')]
-    input: PathBuf,
-    /// Output form (only `records`: u32 LE length, then the bytes; 4096 = raw page).
-    #[arg(long, default_value = "records", value_parser = ["records"])]
-    emit: String,
-    /// Output file (`-` for standard output; a new file unless --force).
-    #[arg(long, short = 'o')]
-    out: PathBuf,
-    /// Replace the output file if it exists.
-    #[arg(long, short = 'f')]
-    force: bool,
-    /// Print the summary as JSON on stdout.
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(Args)]
-pub struct DecompressArgs {
-    /// Table for canned mode in iaa format: a file or a built-in name.
-    #[arg(long)]
-    table: Option<String>,
-    /// canned, fixed or dynamic.
-    #[arg(long)]
-    mode: Mode,
-    /// Canned framing: iaa or deflate.
-    #[arg(long, default_value = "iaa")]
-    format: Format,
-    /// Input: records (a file, or `-` for standard input).
-    #[arg(long = "in", short = 'i')]
-    input: PathBuf,
-    /// Allow each record to decode to any length up to N bytes (general
-    /// data, at most 1 GiB); without it every record must decode to exactly
-    /// one 4096-byte page. 4096-byte records are raw pages either way.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
-    max_output: Option<u64>,
-    /// Output file: decoded bytes back to back (`-` for standard output; a
-    /// new file unless --force).
-    #[arg(long, short = 'o')]
-    out: PathBuf,
-    /// Replace the output file if it exists.
-    #[arg(long, short = 'f')]
-    force: bool,
-}
+use cannery_codec::{Decoder, Encoder, Format, Mode};
+use std::io::{BufReader, Read};
+use std::path::Path;
 
 pub fn compress(args: CompressArgs) -> anyhow::Result<()> {
     let table = match (&args.table, args.mode) {

@@ -4,58 +4,16 @@
 //! as reproducers. Like `validate` it counts what ran and fails when a
 //! requested check did not (no backend to compare against, a table the
 //! backend cannot use) unless `--allow-skips`. The engine and its report are
-//! `cannery_engines::backend::check::fuzz`; this file parses arguments, opens
+//! `cannery_engines::backend::check::fuzz`; this file takes its parsed arguments (`cannery_cli`), opens
 //! backends, prints and sets the exit status.
-
-use std::path::PathBuf;
-
-use clap::Args;
-
-use cannery_codec::Mode;
-use cannery_engines::backend;
-use cannery_engines::backend::check::fuzz::{default_table, participants};
-use cannery_engines::backend::check::{fuzz, FuzzReport, MatrixSpec};
 
 use super::load_table;
 use super::validate::read_corpus;
+use cannery_cli::fuzz::FuzzArgs;
+use cannery_engines::backend;
+use cannery_engines::backend::check::fuzz::{default_table, participants};
+use cannery_engines::backend::check::{fuzz, FuzzReport, MatrixSpec};
 use cannery_lab::reproducers::write_reproducer;
-
-/// Arguments of `cannery fuzz`.
-#[derive(Args)]
-pub struct FuzzArgs {
-    /// The backend under test; every checked pair involves it.
-    #[arg(long)]
-    pub backend: String,
-    /// Backends to check it against, comma-separated (default: every available one).
-    #[arg(long, value_delimiter = ',')]
-    pub against: Option<Vec<String>>,
-    /// Pages to generate (at least 1).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
-    pub iterations: u64,
-    /// Seed of the page generator (same seed, same pages).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Table for canned mode (file or built-in name). Default: kernel-2024,
-    /// or, if the backend under test cannot compress with it (qpl), its
-    /// QPL-loadable variant (every symbol coded, within the 56-bit budget).
-    #[arg(long)]
-    pub table: Option<String>,
-    /// Modes to check, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "canned,fixed,dynamic")]
-    pub modes: Vec<Mode>,
-    /// Corpus whose pages are mutated (snapshot, `.pages` file or directory; the first 2,000 pages of each workload).
-    #[arg(long)]
-    pub corpus: Option<PathBuf>,
-    /// Directory for reproducer files.
-    #[arg(long, default_value = "cannery-fuzz-repro")]
-    pub repro_dir: PathBuf,
-    /// Exit 0 even if some requested checks could not run (still counted).
-    #[arg(long)]
-    pub allow_skips: bool,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
-}
 
 /// Runs `cannery fuzz`.
 pub fn run(args: FuzzArgs) -> anyhow::Result<()> {

@@ -57,14 +57,6 @@ pub fn finding(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Finding(message.into()))
 }
 
-/// A count of at least 1 (`--max-pages`): 0 would measure nothing.
-pub fn at_least_one(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>().map_err(|e| e.to_string())? {
-        0 => Err("0 measures nothing; give at least 1".into()),
-        n => Ok(n),
-    }
-}
-
 pub use cannery_files::message::escape_controls;
 
 /// An error and its causes on one line ([`cannery_files::message::error_line`]).
@@ -82,26 +74,6 @@ pub fn exit_status(err: &anyhow::Error) -> i32 {
 }
 pub use cannery_files::output::Privacy;
 pub use cannery_files::sink::{write_stdout, Sink as Output};
-
-/// The train/test split, as `train` makes it and the commands that
-/// measure on its held-out pages repeat it.
-#[derive(clap::Args, Clone, Copy, Debug)]
-pub struct SplitArgs {
-    /// Fraction of pages held out for testing, chosen by page content hash
-    /// (give `train`'s to measure on its held-out pages).
-    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
-    pub test_fraction: f64,
-    /// Seed of the train/test split (and of `train`'s clustering).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-}
-
-impl SplitArgs {
-    /// The split (a fraction outside 0..1 is refused).
-    pub fn split(&self) -> anyhow::Result<cannery_trainer::Split> {
-        Ok(cannery_trainer::Split::new(self.test_fraction, self.seed)?)
-    }
-}
 
 /// Opens a command's main output ([`Output`]): `-` is standard output; an
 /// existing file is kept unless `force`; none of `inputs` is replaced.

@@ -3,16 +3,8 @@
 //! killed outright, from its journal (`cannery_machine::restore_stale`).
 
 use anyhow::bail;
+use cannery_cli::restore::RestoreArgs;
 use cannery_machine::{restore_stale, System};
-use clap::Args;
-
-/// Arguments of `cannery restore`.
-#[derive(Args, Debug)]
-pub struct RestoreArgs {
-    /// Print what was done as JSON.
-    #[arg(long)]
-    json: bool,
-}
 
 /// Runs `cannery restore`.
 pub fn run(args: RestoreArgs) -> anyhow::Result<()> {

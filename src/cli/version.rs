@@ -3,10 +3,9 @@
 //! The commit comes from `build.rs` (`git` at build time, when there is a
 //! repository); nothing here reads the network or the environment.
 
-use std::path::PathBuf;
-
 use anyhow::Context;
-use clap::{Args, CommandFactory};
+use cannery_cli::version::{CompletionsArgs, ManArgs};
+use clap::CommandFactory;
 
 /// `cannery 0.1.0 (abc1234)`: the version and the commit, when known.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("CANNERY_COMMIT"), ")");
@@ -21,25 +20,6 @@ pub const LONG_VERSION: &str = concat!(
     env!("CANNERY_FEATURES"),
     "\n(`cannery backends` says which backends run on this machine)"
 );
-
-/// Arguments of `cannery completions`.
-#[derive(Args, Debug)]
-pub struct CompletionsArgs {
-    /// The shell: bash, zsh, fish, elvish or powershell.
-    pub shell: clap_complete::Shell,
-}
-
-/// Arguments of `cannery man`.
-#[derive(Args, Debug)]
-pub struct ManArgs {
-    /// Write one page per command (`cannery.1`, `cannery-train.1`, …) into
-    /// this directory instead of printing the main page.
-    #[arg(short, long)]
-    pub out: Option<PathBuf>,
-    /// Replace pages that exist.
-    #[arg(short, long)]
-    pub force: bool,
-}
 
 /// Prints the completion script for `args.shell` to stdout.
 pub fn completions<C: CommandFactory>(args: CompletionsArgs) -> anyhow::Result<()> {

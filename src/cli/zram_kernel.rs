@@ -1,76 +1,21 @@
 //! `cannery zram-kernel`: measures the running kernel's zram on a corpus's
 //! held-out pages (the split `train` uses), each workload under each
 //! compressor, with and without its dictionary from a `train` output. The
-//! engine is `cannery_zswap::zram_kernel`; this file parses arguments,
+//! engine is `cannery_zswap::zram_kernel`; this file takes its parsed arguments (`cannery_cli`),
 //! selects each workload's pages, wires SIGINT/SIGTERM to a clean stop (the
 //! device is removed) and prints the report as text, markdown or JSON.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-
 use crate::cli::{open_output, Privacy};
 use anyhow::bail;
+use cannery_cli::zram_kernel::ZramKernelArgs;
 use cannery_files::interrupt;
 use cannery_machine::System;
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::pages::Part;
 use cannery_zswap::zram_kernel::comparison::{comparison, render, to_json, ComparisonFiles};
 use cannery_zswap::zram_kernel::{choose_workloads, run_session, Chosen, ZramError, ZramOptions};
-use clap::Args;
-
-/// Arguments of `cannery zram-kernel`.
-#[derive(Args, Debug)]
-pub struct ZramKernelArgs {
-    /// Corpus: a name under corpora/ or a path (each workload is measured
-    /// on its own).
-    #[arg(long)]
-    corpus: String,
-    /// zram compressors to measure, in order [default: every one the
-    /// kernel's zram offers].
-    #[arg(long, num_args = 1..)]
-    compressor: Vec<String>,
-    /// A `cannery train` output directory: each workload is also measured
-    /// with its dictionary (`NAME.dict`) under lz4, lz4hc and zstd.
-    #[arg(long)]
-    tables: Option<PathBuf>,
-    /// `level=` for zram's algorithm_params (lz4's acceleration, zstd's level).
-    #[arg(long, allow_negative_numbers = true)]
-    level: Option<i32>,
-    /// Which pages: test (the held-out part of `train`'s split, so a
-    /// dictionary is never scored on its own training pages) or all.
-    #[arg(long, default_value = "test", value_parser = ["test", "all"])]
-    part: String,
-    #[command(flatten)]
-    split: crate::cli::SplitArgs,
-    /// At most this many pages of each workload.
-    #[arg(long, value_parser = super::at_least_one)]
-    max_pages: Option<usize>,
-    /// Also print one comparison per workload on the same pages: the
-    /// kernel's zram beside canned deflate (the workload's table from
-    /// --tables at the fast and default parses, kernel-2024) and zstd -1
-    /// with and without the dictionary, through zram's accounting.
-    #[arg(long)]
-    compare: bool,
-    /// A saved `cannery zswap-kernel --json` report whose kernel zswap
-    /// rows join the comparison (its own pages: every page, or its
-    /// --max-pages). Without it, --compare measures zswap (deflate, lzo)
-    /// on the same pages when the machine is ready for `zswap-kernel`
-    /// without --setup, and says why not otherwise.
-    #[arg(long, requires = "compare")]
-    zswap_report: Option<PathBuf>,
-    /// Print the report as JSON.
-    #[arg(long, conflicts_with = "markdown")]
-    json: bool,
-    /// Print the report as markdown tables (as in BENCHMARKS.md).
-    #[arg(long)]
-    markdown: bool,
-    /// Write the report here instead of standard output (`-`).
-    #[arg(short = 'o', long = "out", default_value = "-")]
-    out: PathBuf,
-    /// Replace an existing output file.
-    #[arg(short, long)]
-    force: bool,
-}
+use std::io::Write;
+use std::path::Path;
 
 /// Runs `cannery zram-kernel`.
 pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {

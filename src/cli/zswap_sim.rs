@@ -2,8 +2,8 @@
 //! stores and loads them and reports the pool size, the effective ratio,
 //! rejected pages and per-page store/load latency percentiles for each batch
 //! size of a sweep. The model and the replay engine are `cannery_zswap`
-//! (its crate doc says what is and is not modelled); this file only parses
-//! arguments, reads the corpus and the table, names the codec (cannery's
+//! (its crate doc says what is and is not modelled); this file only takes its parsed
+//! arguments (`cannery_cli`), reads the corpus and the table, names the codec (cannery's
 //! encoder and decoder, or a peer) and the plan, calls
 //! `cannery_zswap::simulate` (one run per batch size and the report), and
 //! prints the report as text or JSON.
@@ -15,92 +15,11 @@
 //! Every loaded page is compared with the original; mismatches are counted
 //! and reported, and make the command fail.
 
-use std::path::PathBuf;
-
 use anyhow::{bail, Context};
-use cannery_codec::{Format, Level, Mode};
+use cannery_cli::zswap_sim::{SimMode, ZswapSimArgs};
+use cannery_codec::{Format, Mode};
 use cannery_engines::peer::PeerKind;
-use cannery_zswap::{
-    default_engines, simulate, FolioSize, Policy, ReplayCorpus, Sweep, SweepCodec, SWEEP,
-};
-use clap::{Args, ValueEnum};
-
-/// Arguments of `cannery zswap-sim`.
-#[derive(Args, Debug)]
-pub struct ZswapSimArgs {
-    /// A corpus: a snapshot or raw `.pages` file, or a directory with one
-    /// sub-directory per workload (all workloads are replayed in order).
-    #[arg(long)]
-    corpus: PathBuf,
-    /// Canned table: a built-in name (kernel-2024, fixed) or a table file
-    /// (JSON or binary). Required for canned mode, ignored otherwise.
-    #[arg(long)]
-    table: Option<String>,
-    /// Compressor.
-    #[arg(long, value_enum)]
-    mode: SimMode,
-    /// Canned stream format: iaa (no header) or deflate.
-    #[arg(long, default_value = "iaa")]
-    format: Format,
-    /// LZ77 level of cannery's own modes: fast, default or best.
-    #[arg(long, default_value = "fast")]
-    level: Level,
-    /// zstd level in zstd mode (the kernel's crypto zstd uses 3).
-    #[arg(long, default_value_t = 3)]
-    zstd_level: i32,
-    /// Folio size the corpus is cut into: 4k, 16k, 32k, 64k or mixed
-    /// (repeating 64k, 4k, 32k, 16k).
-    #[arg(long, default_value = "64k", value_parser = folio_parser())]
-    folio: FolioSize,
-    /// Pages per compression batch (1..=32); without it, sweep 1, 2, 4, 8, 16, 32.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=32))]
-    compress_batch: Option<u16>,
-    /// Pages per decompression batch (1..=32); default: the compression batch.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=32))]
-    decompress_batch: Option<u16>,
-    /// Parallel engines (the calling thread plus worker threads); default:
-    /// the number of CPUs, at most 8.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
-    engines: Option<u16>,
-    /// Reject a folio whose pages do not all compress (memcg writeback
-    /// disabled) instead of storing such pages raw.
-    #[arg(long)]
-    reject_incompressible: bool,
-    /// Use at most this many pages of each workload (its first ones).
-    #[arg(long, value_parser = super::at_least_one)]
-    max_pages: Option<usize>,
-    /// Print the report as JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-/// The compressors the simulator can run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SimMode {
-    /// Canned Huffman table (needs --table).
-    Canned,
-    /// RFC 1951 fixed codes.
-    Fixed,
-    /// Per-page dynamic Huffman codes.
-    Dynamic,
-    /// zstd (libzstd) at --zstd-level.
-    Zstd,
-    /// LZ4 block format (liblz4).
-    Lz4,
-    /// The kernel crypto API's deflate as zswap runs it (raw, 2 KiB window,
-    /// level 6, memory level 8); `cannery zswap-kernel --compare-sim`
-    /// measures how close it comes to the real one.
-    KernelDeflate,
-    /// The kernel's lzo (LZO1X-1); needs a build with `--features lzo`.
-    KernelLzo,
-}
-
-/// `--folio`: one of [`FolioSize::NAMES`].
-fn folio_parser() -> impl clap::builder::TypedValueParser<Value = FolioSize> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(FolioSize::NAMES)
-        .map(|s| FolioSize::from_name(&s).expect("a possible value"))
-}
+use cannery_zswap::{default_engines, simulate, Policy, ReplayCorpus, Sweep, SweepCodec, SWEEP};
 
 /// Runs `cannery zswap-sim`.
 pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {

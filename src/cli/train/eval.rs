@@ -4,52 +4,11 @@
 //! histograms alone. The evaluation is `cannery_lab::eval_corpus`, the
 //! text `cannery_lab::render`.
 
-use clap::Args;
-
+use crate::cli::load_table;
+use cannery_cli::eval::EvalArgs;
 use cannery_lab::eval_corpus::{eval_corpus, EvalOptions};
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::pages::Part;
-
-use super::TableArgs;
-use crate::cli::load_table;
-
-/// `cannery eval`.
-#[derive(Args, Debug)]
-pub struct EvalArgs {
-    /// Table file (JSON or binary) or a built-in name (kernel-2024, fixed).
-    #[arg(long)]
-    table: String,
-    /// Corpus (name under corpora/ or path).
-    #[arg(
-        long,
-        required_unless_present = "histograms",
-        conflicts_with = "histograms"
-    )]
-    corpus: Option<String>,
-    /// Histogram files (from `cannery stats`): the table's drift against
-    /// each and all together, without pages.
-    #[arg(long, num_args = 1..)]
-    histograms: Vec<std::path::PathBuf>,
-    /// Pages evaluated per workload at most; a larger part is sampled by
-    /// page hash (deterministic), as `train` samples its held-out pages.
-    /// 0 evaluates them all.
-    #[arg(long, default_value_t = cannery_lab::report::DEFAULT_EVAL_PAGES)]
-    eval_pages: u64,
-    /// Which pages of each workload: all, or the held-out (test) or training
-    /// part of the split `train` uses (same --test-fraction and --seed).
-    #[arg(long, default_value = "all", value_parser = ["all", "test", "train"])]
-    part: String,
-    #[command(flatten)]
-    split: crate::cli::SplitArgs,
-    /// Skip the peer compressors.
-    #[arg(long)]
-    no_peers: bool,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-    #[command(flatten)]
-    table_args: TableArgs,
-}
 
 /// `cannery eval`.
 pub fn eval(args: EvalArgs) -> anyhow::Result<()> {

@@ -1,74 +1,18 @@
 //! `cannery stats` and `cannery merge`: symbol statistics (histogram
 //! files) from a corpus or a live process, and their sum. The gathering is
-//! `cannery_trainer::gather`; this file parses arguments, reads and writes
+//! `cannery_trainer::gather`; this file takes its parsed arguments (`cannery_cli`), reads and writes
 //! the files.
 
-use std::path::{Path, PathBuf};
-
+use super::write_file;
+use crate::cli::load_table;
 use anyhow::bail;
-use clap::Args;
-
-use cannery_codec::Level;
+use cannery_cli::stats::{MergeArgs, StatsArgs};
 use cannery_files::output::refuse_same_file;
+use cannery_lab::histogram_files::read_merged;
 use cannery_trainer::corpus::CorpusSource;
 use cannery_trainer::gather::{gather_corpus, gather_process};
-use cannery_trainer::target::parse_of_target;
 use cannery_trainer::ParseModel;
-
-use super::{parse_level, write_file};
-use crate::cli::load_table;
-use cannery_lab::histogram_files::read_merged;
-
-/// `cannery stats`.
-#[derive(Args, Debug)]
-pub struct StatsArgs {
-    /// Corpus (name under corpora/ or path).
-    #[arg(long, required_unless_present = "pid", conflicts_with = "pid")]
-    corpus: Option<String>,
-    /// Only this workload of the corpus.
-    #[arg(long, requires = "corpus")]
-    workload: Option<String>,
-    /// Read pages straight from a live process (nothing is written but the histogram).
-    #[arg(long)]
-    pid: Option<u32>,
-    /// With --pid: also the process's descendants.
-    #[arg(long, requires = "pid")]
-    children: bool,
-    /// Histogram file to write (a new file unless --force).
-    #[arg(long, short = 'o')]
-    out: PathBuf,
-    /// Replace the output file if it exists.
-    #[arg(long, short = 'f')]
-    force: bool,
-    /// Parse model: fast, default or best.
-    #[arg(long, default_value = "fast", value_parser = parse_level)]
-    level: Level,
-    /// Gather with the parse of the compressor the table is for: iaa
-    /// (= --level fast), qpl-default or qpl-high (the symbols QPL's canned
-    /// compressor emits at that level; feature `qpl`), isal (those of
-    /// ISA-L's level-0 compressor; feature `isal`).
-    #[arg(long, conflicts_with = "level", value_parser = parse_of_target)]
-    target: Option<ParseModel>,
-    /// With --level best: the table whose code lengths price the parse
-    /// (a file or kernel-2024/fixed; default the fixed code).
-    #[arg(long)]
-    pricing: Option<String>,
-}
-
-/// `cannery merge`.
-#[derive(Args, Debug)]
-pub struct MergeArgs {
-    /// Histogram files.
-    #[arg(required = true, num_args = 1..)]
-    histograms: Vec<PathBuf>,
-    /// Merged histogram file to write (a new file unless --force; never
-    /// one of the inputs).
-    #[arg(long, short = 'o')]
-    out: PathBuf,
-    /// Replace the output file if it exists.
-    #[arg(long, short = 'f')]
-    force: bool,
-}
+use std::path::Path;
 
 /// `cannery stats`.
 pub fn stats(args: StatsArgs) -> anyhow::Result<()> {

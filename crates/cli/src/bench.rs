@@ -1,0 +1,36 @@
+//! Arguments of `cannery bench`.
+
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `cannery bench`.
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Corpus: a directory with one sub-directory per workload, a snapshot or
+    /// `.pages` file, or a name under corpora/.
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// Pages per workload to measure at most (held-out pages, spread over the capture).
+    #[arg(long, value_parser = crate::common::at_least_one, default_value_t = 400)]
+    pub max_pages: usize,
+    /// Timed repetitions per page (the fastest counts).
+    #[arg(long, default_value_t = 3)]
+    pub reps: usize,
+    /// Measure this table (file or built-in name) as `canned-*` instead of
+    /// training one per workload on its training pages.
+    #[arg(long)]
+    pub table: Option<String>,
+    /// The train/test split.
+    #[command(flatten)]
+    pub split: crate::common::SplitArgs,
+    /// Write the markdown report here (default: print it; a new file
+    /// unless --force).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(long, short = 'f')]
+    pub force: bool,
+    /// Print JSON (one entry per workload and codec) instead of markdown.
+    #[arg(long)]
+    pub json: bool,
+}
