@@ -61,7 +61,7 @@ const RULES: &[(&str, Action)] = &[
     ("cannery corpus info corpora/fleet-snapshots --json", Run),
     ("cannery corpus scan-secrets corpora/", Run),
     (
-        "cannery train --corpus fleet-snapshots --out tables/ [--level best] [--tables 4] [--qpl-compatible] [--json]",
+        "cannery train --corpus fleet-snapshots --out tables/ [--parse best] [--tables 4] [--qpl-compatible] [--json]",
         As("cannery train --corpus fleet-snapshots --out tables/ --tables 4 --json", "brackets mark optional flags"),
     ),
     (
@@ -85,15 +85,15 @@ const RULES: &[(&str, Action)] = &[
         Skip("builds cannery; this test's binary is built by cargo test, and the next lines check both builds"),
     ),
     (
-        "cannery train --corpus fleet-snapshots --target isal -o isal-tables/",
+        "cannery train --corpus fleet-snapshots --parse isal -o isal-tables/",
         if cfg!(feature = "isal") { Run } else { Fails(2, "isal") },
     ),
     (
-        "cannery train --corpus fleet-snapshots --target qpl-default -o qpl-tables/ --target-matrix",
+        "cannery train --corpus fleet-snapshots --parse qpl-default -o qpl-tables/ --target-matrix",
         if cfg!(feature = "qpl") { Run } else { Fails(2, "qpl") },
     ),
     (
-        "cannery stats --corpus corpora/fleet-snapshots/redis --target qpl-high -o redis.qplhigh.hist.json",
+        "cannery stats --corpus corpora/fleet-snapshots/redis --parse qpl-high -o redis.qplhigh.hist.json",
         if cfg!(feature = "qpl") { Run } else { Fails(2, "qpl") },
     ),
     ("cannery zswap-sim --corpus fleet-snapshots --table tables/fleet.table.json --mode canned --engines 2 --json", Run),

@@ -367,9 +367,10 @@ fn errors_say_what_was_found_and_what_is_needed() {
     assert!(err.contains("corpus \"nowhere\" not found"), "{err}");
 }
 
-/// `--target`: a library target this build lacks is refused with the
-/// feature to build (exit 2, nothing written); an unknown target and
-/// `--target` with `--level` are usage errors.
+/// `--parse` (old names `--target`, `--level`): a library parse this build
+/// lacks is refused with the feature to build (exit 2, nothing written); an
+/// unknown parse and two of the names at once are usage errors; the old
+/// names give what `--parse` gives.
 #[test]
 fn targets_need_their_library_and_exclude_level() {
     let dir = tempfile::tempdir().unwrap();
@@ -433,8 +434,25 @@ fn targets_need_their_library_and_exclude_level() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        common::stderr(&o).contains("cannot be used with"),
+        common::stderr(&o).contains("cannot be used multiple times"),
         "{}",
         common::stderr(&o)
     );
+    let stats = |flag: &str, file: &str| {
+        let h = dir.path().join(file);
+        let o = common::cannery(&[
+            "stats",
+            "--corpus",
+            "fleet-snapshots",
+            flag,
+            "default",
+            "-o",
+            h.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        std::fs::read_to_string(h).unwrap()
+    };
+    let parse = stats("--parse", "p.json");
+    assert!(parse.contains("\"default\""), "{parse}");
+    assert_eq!(parse, stats("--level", "l.json"));
 }

@@ -1,7 +1,5 @@
 //! Arguments of `cannery stats` and `cannery merge`.
 
-use cannery_codec::Level;
-use cannery_trainer::target::parse_of_target;
 use cannery_trainer::ParseModel;
 use clap::Args;
 use std::path::PathBuf;
@@ -27,16 +25,15 @@ pub struct StatsArgs {
     /// Replace the output file if it exists.
     #[arg(long, short = 'f')]
     pub force: bool,
-    /// Parse model: fast, default or best.
-    #[arg(long, default_value = "fast", value_parser = crate::train::parse_level)]
-    pub level: Level,
-    /// Gather with the parse of the compressor the table is for: iaa
-    /// (= --level fast), qpl-default or qpl-high (the symbols QPL's canned
+    /// The parse: fast (`iaa` is the same), default or best, or a library
+    /// compressor's: qpl-default or qpl-high (the symbols QPL's canned
     /// compressor emits at that level; feature `qpl`), isal (those of
-    /// ISA-L's level-0 compressor; feature `isal`).
-    #[arg(long, conflicts_with = "level", value_parser = parse_of_target)]
-    pub target: Option<ParseModel>,
-    /// With --level best: the table whose code lengths price the parse
+    /// ISA-L's level-0 compressor; feature `isal`). (`--level` and
+    /// `--target` are older names of this flag.)
+    #[arg(long = "parse", visible_aliases = ["level", "target"], value_name = "PARSE",
+          default_value = "fast", value_parser = crate::train::parse_model)]
+    pub parse: ParseModel,
+    /// With --parse best: the table whose code lengths price the parse
     /// (a file or kernel-2024/fixed; default the fixed code).
     #[arg(long)]
     pub pricing: Option<String>,

@@ -1,6 +1,7 @@
 //! Arguments of `cannery train`, and the table options `stats` and `eval` share.
 
 use cannery_codec::Level;
+use cannery_trainer::target::parse_of_target;
 use cannery_trainer::{ParseModel, Smoothing, TableOptions};
 use clap::Args;
 use std::path::PathBuf;
@@ -18,7 +19,7 @@ pub fn parse_tables(s: &str) -> Result<usize, String> {
 #[derive(Args, Clone, Debug)]
 pub struct TableArgs {
     /// Smoothing of zero and rare counts: add-one, uniform:MASS or
-    /// prior:MASS [default: prior:0.005; add-one with --target qpl-default,
+    /// prior:MASS [default: prior:0.005; add-one with --parse qpl-default,
     /// qpl-high or isal, as those libraries do]
     #[arg(long)]
     pub smoothing: Option<Smoothing>,
@@ -64,19 +65,18 @@ pub struct TrainArgs {
     /// The train/test split.
     #[command(flatten)]
     pub split: crate::common::SplitArgs,
-    /// Parse model of the statistics: fast (the IAA-like greedy parse),
-    /// default (lazy) or best (cost-aware, refined with the table's costs).
-    #[arg(long, default_value = "fast", value_parser = parse_level)]
-    pub level: Level,
-    /// Train for the compressor that will use the table, with its own
-    /// parse: iaa (= --level fast, cannery's model of IAA hardware),
-    /// qpl-default or qpl-high (the symbols QPL's canned compressor emits
-    /// at that level; feature `qpl`), isal (those of ISA-L's level-0
-    /// compressor; feature `isal`). Library targets imply
-    /// --qpl-compatible, and the report compares each table with the
-    /// library's own under the library's compressor.
-    #[arg(long, conflicts_with = "level", value_parser = cannery_trainer::target::parse_of_target)]
-    pub target: Option<ParseModel>,
+    /// The parse the statistics are gathered with, so the tokens the table
+    /// is trained on: fast (cannery's model of IAA hardware's greedy parse;
+    /// `iaa` is the same), default (lazy), best (cost-aware, refined with
+    /// the table's costs), or a library compressor's own: qpl-default or
+    /// qpl-high (the symbols QPL's canned compressor emits at that level;
+    /// feature `qpl`), isal (ISA-L's level-0 compressor; feature `isal`).
+    /// A library's parse implies --qpl-compatible, and the report compares
+    /// each table with the library's own under the library's compressor.
+    /// (`--level` and `--target` are older names of this flag.)
+    #[arg(long = "parse", visible_aliases = ["level", "target"], value_name = "PARSE",
+          default_value = "fast", value_parser = parse_model)]
+    pub parse: ParseModel,
     /// Also train a fleet table for every target this build can run and
     /// report each under every target's compressor (how much a table
     /// trained for one target loses on another).
@@ -128,10 +128,13 @@ pub fn parse_out_dir(s: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(s))
 }
 
-/// `--level`, with `iaa` for `fast`.
-pub fn parse_level(s: &str) -> Result<Level, String> {
-    match s {
-        "iaa" => Ok(Level::Fast),
-        _ => s.parse(),
+/// `--parse`: cannery's fast, default or best parse (`iaa` is fast), or
+/// a library compressor's (qpl-default, qpl-high, isal).
+pub fn parse_model(s: &str) -> Result<ParseModel, String> {
+    match s.parse::<Level>() {
+        Ok(level) => Ok(ParseModel::from_level(level)),
+        Err(_) => parse_of_target(s).map_err(|_| {
+            format!("unknown parse {s:?}; expected fast, default, best, iaa, qpl-default, qpl-high or isal")
+        }),
     }
 }

@@ -12,7 +12,7 @@ use cannery_lab::fleet::train_corpus;
 use cannery_lab::report::{CorpusOptions, Progress};
 use cannery_lab::train_files::TrainFiles;
 use cannery_trainer::corpus::CorpusSource;
-use cannery_trainer::{ParseModel, TrainOptions};
+use cannery_trainer::TrainOptions;
 use std::path::Path;
 
 pub mod eval;
@@ -61,9 +61,7 @@ pub(super) fn write_file(path: &Path, text: &str, force: bool) -> anyhow::Result
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let split = args.split.split()?;
     let topts = TrainOptions {
-        parse: args
-            .target
-            .unwrap_or_else(|| ParseModel::from_level(args.level)),
+        parse: args.parse,
         table: args.table.options(),
         split,
         dictionary_size: args.dict_size as usize,

@@ -23,13 +23,11 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
         &args.corpus.iter().map(Path::new).collect::<Vec<_>>(),
         &args.out,
     )?;
-    let model = args
-        .target
-        .unwrap_or_else(|| ParseModel::from_level(args.level));
+    let model = args.parse;
     model.check_available()?;
     let pricing = match (&args.pricing, model) {
         (Some(t), ParseModel::Best) => Some(load_table(t)?),
-        (Some(_), _) => bail!("--pricing only applies to --level best"),
+        (Some(_), _) => bail!("--pricing only applies to --parse best"),
         (None, _) => None,
     };
     let h = if let Some(pid) = args.pid {
