@@ -12,7 +12,7 @@ use cannery_codec::Table;
 use cannery_engines::backend;
 use cannery_export::isal::hufftables_c;
 use cannery_export::qpl::QplExport;
-use cannery_trainer::code_lengths::{build_lengths, Constraints};
+use cannery_trainer::code_lengths::build_lengths;
 
 /// Extra bits of length symbols 257..=284 and distance symbols 0..=29,
 /// as RFC 1951 §3.2.5 tabulates them.
@@ -97,11 +97,7 @@ fn tables() -> Vec<(String, Table)> {
         let ll: [u64; 286] = std::array::from_fn(|s| ll[s] * 16 + 1);
         let d: [u64; 30] = std::array::from_fn(|s| d[s] * 16 + 1);
         for qpl in [false, true] {
-            let c = Constraints {
-                max_len: 15,
-                qpl_compatible: qpl,
-            };
-            let l = build_lengths(&ll, &d, &c);
+            let l = build_lengths(&ll, &d, 15, qpl);
             let t = Table::from_lengths(&l.litlen, &l.dist).unwrap();
             v.push((format!("real-{i}-qpl-{qpl}"), t));
         }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use cannery_trainer::gather::gather_pages;
 use cannery_trainer::histogram::{Histogram, HistogramError, ParseModel};
-use cannery_trainer::train::TableOptions;
+use cannery_trainer::TrainOptions;
 use cannery_trainer::{Smoothing, TrainError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
@@ -49,12 +49,16 @@ pub fn table_options(
     smoothing: Option<&str>,
     qpl_compatible: bool,
     all_distances: bool,
-) -> PyResult<TableOptions> {
+) -> PyResult<TrainOptions> {
     let smoothing = match smoothing {
         Some(s) => Some(s.parse::<Smoothing>().map_err(invalid)?),
         None => None,
     };
-    Ok(TableOptions::new(smoothing, all_distances, qpl_compatible))
+    Ok(TrainOptions::with_table(
+        smoothing,
+        all_distances,
+        qpl_compatible,
+    ))
 }
 
 /// A parse model by name: "fast" (the IAA-like greedy parse; "iaa" is the

@@ -58,9 +58,8 @@ fn run_training<'py>(
 ) -> PyResult<Trained<'py>> {
     let topts = TrainOptions {
         parse: parse_model(parse)?,
-        table: table_options(smoothing, qpl_compatible, all_distances)?,
         split: split(test_fraction, seed)?,
-        ..TrainOptions::default()
+        ..table_options(smoothing, qpl_compatible, all_distances)?
     };
     let arg = corpus_arg(corpus)?;
     let sources = arg.sources()?;
@@ -319,11 +318,13 @@ pub fn _evaluate<'py>(
                 })
                 .collect();
             let opts = EvalOptions {
-                split,
+                train: cannery_trainer::TrainOptions {
+                    split,
+                    ..Default::default()
+                },
                 part,
                 peers,
                 eval_pages,
-                ..EvalOptions::default()
             };
             eval_corpus(&table, "", &workloads, &opts, &mut |name| {
                 bar.step(&format!("evaluating {name}"))

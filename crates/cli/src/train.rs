@@ -2,7 +2,7 @@
 
 use cannery_codec::Level;
 use cannery_trainer::target::parse_of_target;
-use cannery_trainer::{ParseModel, Smoothing, TableOptions};
+use cannery_trainer::{ParseModel, Smoothing, TrainOptions};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -36,8 +36,8 @@ pub struct TableArgs {
 
 impl TableArgs {
     /// The trainer's table options these give.
-    pub fn options(&self) -> TableOptions {
-        TableOptions::new(self.smoothing, self.all_distances, self.qpl_compatible)
+    pub fn options(&self) -> TrainOptions {
+        TrainOptions::with_table(self.smoothing, self.all_distances, self.qpl_compatible)
     }
 }
 

@@ -30,7 +30,8 @@ use crate::report::DICTIONARY_SIZE;
 use cannery_trainer::histogram::ParseModel;
 use cannery_trainer::pages::{same_filled, Part, Split};
 use cannery_trainer::scan::histogram_of;
-use cannery_trainer::train::{table_from_histogram, TableOptions};
+use cannery_trainer::train::table_from_histogram;
+use cannery_trainer::TrainOptions;
 
 use cannery_engines::backend::software::Software;
 use cannery_engines::peer::{Peer, PeerKind, BENCH_PEERS};
@@ -441,7 +442,7 @@ pub fn qpl_codecs(w: &BenchWorkload) -> Result<Vec<BenchCodec>, BenchError> {
             }
         };
         let table = histogram_of(&w.train, parse)
-            .and_then(|h| table_from_histogram(&h, &TableOptions::default(), &w.name))
+            .and_then(|h| table_from_histogram(&h, &TrainOptions::default(), &w.name))
             .map_err(|e| BenchError::Setup {
                 codec: ModeKey::Qpl(m).to_string(),
                 message: e.to_string(),
@@ -516,7 +517,7 @@ pub fn bench_workload(
     let table = match table {
         Some(t) => t.clone(),
         None => histogram_of(&w.train, ParseModel::Fast)
-            .and_then(|h| table_from_histogram(&h, &TableOptions::default(), &w.name))
+            .and_then(|h| table_from_histogram(&h, &TrainOptions::default(), &w.name))
             .map_err(|e| BenchError::Setup {
                 codec: ModeKey::Canned(Level::Fast).to_string(),
                 message: e.to_string(),

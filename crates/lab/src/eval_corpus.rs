@@ -19,19 +19,18 @@ use crate::report::Workload;
 use cannery_trainer::error::TrainError;
 use cannery_trainer::histogram::{Histogram, HistogramError};
 use cannery_trainer::pages::{same_filled, PageSource, Part, Split};
-use cannery_trainer::train::TableOptions;
+use cannery_trainer::TrainOptions;
 
 /// How [`eval_corpus`] evaluates.
 #[derive(Clone, Copy, Debug)]
 pub struct EvalOptions {
-    /// The train/test split, for `part`.
-    pub split: Split,
+    /// Training's options: the train/test split (for `part`) and how the
+    /// drift's reference table is built.
+    pub train: TrainOptions,
     /// Which part of each workload to evaluate (`None`: every page).
     pub part: Option<Part>,
     /// Compare with the peer compressors (zstd, lz4, libdeflate, …).
     pub peers: bool,
-    /// How the drift's reference table is built.
-    pub table: TableOptions,
     /// Pages evaluated per workload at most: a larger part is sampled by
     /// page hash (deterministic, as `train` samples its held-out pages).
     /// `None`: every page of the part.
@@ -41,10 +40,9 @@ pub struct EvalOptions {
 impl Default for EvalOptions {
     fn default() -> Self {
         EvalOptions {
-            split: Split::default(),
+            train: TrainOptions::default(),
             part: None,
             peers: true,
-            table: TableOptions::default(),
             eval_pages: None,
         }
     }
@@ -130,7 +128,7 @@ pub struct EvalReport {
 /// unless `opts.peers` is false (a zstd dictionary needs training pages, so
 /// it is left out).
 pub fn eval_spec<'a>(table: &'a Table, kernel: &'a Table, opts: &EvalOptions) -> EvalSpec<'a> {
-    let mut spec = EvalSpec::held_out(opts.split, Some(table));
+    let mut spec = EvalSpec::held_out(opts.train.split, Some(table));
     spec.part = opts.part;
     spec.peers = if opts.peers {
         default_peers()
@@ -179,20 +177,20 @@ pub fn eval_corpus(
         let mut spec = base.clone();
         let mut sampled_from = None;
         if let Some(want) = opts.eval_pages {
-            let have = pages_in_part(w.source, opts.split, opts.part)?;
+            let have = pages_in_part(w.source, opts.train.split, opts.part)?;
             if want < have {
                 sampled_from = Some(have);
                 match opts.part {
                     // The held-out sample `train` evaluates, page for page.
-                    Some(Part::Test) => spec.split = opts.split.test_sample(have, want),
-                    _ => spec.sample = Some(sample_of(opts.split, have, want)),
+                    Some(Part::Test) => spec.split = opts.train.split.test_sample(have, want),
+                    _ => spec.sample = Some(sample_of(opts.train.split, have, want)),
                 }
             }
         }
         let ev = evaluate(w.source, &spec)?;
         let same = ev.same_filled_attributed();
         let d = if ev.counts.pages > 0 {
-            Some(drift(table, &ev.counts, &opts.table)?)
+            Some(drift(table, &ev.counts, &opts.train)?)
         } else {
             None
         };
@@ -213,7 +211,7 @@ pub fn eval_corpus(
         });
     }
     let overall = match merge_all(&counts)? {
-        Some(h) if h.pages > 0 => Some(drift(table, &h, &opts.table)?),
+        Some(h) if h.pages > 0 => Some(drift(table, &h, &opts.train)?),
         _ => None,
     };
     Ok(EvalReport {
@@ -263,7 +261,7 @@ pub struct HistogramEvalReport {
 pub fn eval_histograms(
     table: &Table,
     named: &[(String, Histogram)],
-    opts: &TableOptions,
+    opts: &TrainOptions,
 ) -> Result<HistogramEvalReport, TrainError> {
     let mut histograms = Vec::new();
     for (name, h) in named {
@@ -407,7 +405,7 @@ mod tests {
             .unwrap()
         };
         let (a, b) = (gather(200, 0, 1), gather(200, 1, 2));
-        let opts = TableOptions::default();
+        let opts = TrainOptions::default();
         let own = cannery_trainer::train::table_from_histogram(&a, &opts, "a").unwrap();
         let named = vec![("a.json".to_string(), a.clone()), ("b.json".to_string(), b)];
         let r = eval_histograms(&own, &named, &opts).unwrap();

@@ -506,9 +506,9 @@ mod tests {
     use super::*;
     use crate::mode_key::key;
     use cannery_trainer::refine::train_workload;
-    use cannery_trainer::scan::TrainOptions;
     use cannery_trainer::testutil::{synthetic_pages, workload_pages};
-    use cannery_trainer::train::{table_from_histogram, TableOptions};
+    use cannery_trainer::train::table_from_histogram;
+    use cannery_trainer::TrainOptions;
 
     #[test]
     fn every_trained_table_round_trips_every_test_page() {
@@ -578,7 +578,7 @@ mod tests {
     fn drift_is_zero_for_the_corpus_own_table_and_flags_a_foreign_one() {
         let pages = workload_pages(200, 1, 33);
         let h = cannery_trainer::scan::histogram_of(&pages, ParseModel::Fast).unwrap();
-        let opts = TableOptions::default();
+        let opts = TrainOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let d = drift(&own, &h, &opts).unwrap();
         assert_eq!(d.drift_bits_per_page, 0.0);
@@ -598,7 +598,7 @@ mod tests {
     fn no_table_beats_the_ceiling_and_a_table_of_the_same_pages_reaches_it() {
         let pages = workload_pages(200, 2, 35);
         let h = cannery_trainer::scan::histogram_of(&pages, ParseModel::Fast).unwrap();
-        let opts = TableOptions::default();
+        let opts = TrainOptions::default();
         let own = table_from_histogram(&h, &opts, "own").unwrap();
         let others = [
             Table::kernel_2024(),

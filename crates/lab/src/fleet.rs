@@ -29,8 +29,9 @@ use cannery_trainer::cluster::{cluster, Clustering};
 use cannery_trainer::error::TrainError;
 use cannery_trainer::histogram::Histogram;
 use cannery_trainer::refine::{train_from_scan, RefineStep};
-use cannery_trainer::scan::{scan, Scan, TrainOptions};
+use cannery_trainer::scan::{scan, Scan};
 use cannery_trainer::train::{evaluate_smoothings, mark_excess, SmoothingResult};
+use cannery_trainer::TrainOptions;
 
 mod targets;
 use targets::{compare_under_target_all, target_matrix};
@@ -86,7 +87,7 @@ pub fn train_corpus(
         test_pages: reports.iter().map(|r| r.test_pages).sum(),
         targets: crate::report::check_targets(&fleet_modes, &fleet_ceiling),
         ceiling: fleet_ceiling,
-        qpl_constraint: topts.table.constraints.qpl_compatible.then(|| {
+        qpl_constraint: topts.qpl_compatible.then(|| {
             ConstraintCost::sum(
                 &reports
                     .iter()
@@ -131,7 +132,7 @@ fn corpus_train_options(
             max: cannery_trainer::cluster::MAX_TABLES,
         });
     }
-    let mut topts = opts.train.clone();
+    let mut topts = opts.train;
     if opts.tables > 1 {
         topts.cluster_samples = CLUSTER_SAMPLE_PAGES / workloads.max(1);
     }
@@ -142,7 +143,7 @@ fn corpus_train_options(
         topts.dictionary_samples = topts.dictionary_samples.min(share.max(128));
     }
     // The parse's smoothing; a table for another library must load into it unchanged.
-    topts.table = topts.table.for_parse(topts.parse);
+    topts = topts.for_parse(topts.parse);
     Ok(topts)
 }
 
@@ -161,7 +162,7 @@ fn scan_workloads(
     if scans.is_empty() {
         return Err(TrainError::Empty {
             what: opts.corpus.clone(),
-            needed: topts.table.min_pages,
+            needed: topts.min_pages,
         });
     }
     Ok(scans)
@@ -188,7 +189,7 @@ fn train_workload_tables(
         refinements: Vec::new(),
     };
     for (w, s) in workloads.iter().zip(scans) {
-        match s.check_enough(topts.table.min_pages) {
+        match s.check_enough(topts.min_pages) {
             Ok(()) => {
                 progress(Progress::Training(&w.name));
                 let (mut t, steps) = train_from_scan(&w.name, w.source, s, topts)?;
@@ -222,7 +223,7 @@ fn train_fleet_table(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<(Scan, Table, Vec<RefineStep>), TrainError> {
     let fleet_scan = merge_scans("fleet", scans)?;
-    fleet_scan.check_enough(topts.table.min_pages)?;
+    fleet_scan.check_enough(topts.min_pages)?;
     progress(Progress::Training("fleet"));
     let chain = Chain(workloads.iter().map(|w| w.source).collect());
     let (mut fleet, steps) = train_from_scan("fleet", &chain, &fleet_scan, topts)?;
@@ -245,7 +246,7 @@ fn train_clusters(
         &fleet_scan.page_counts,
         opts.tables,
         opts.train.split.seed,
-        &topts.table,
+        topts,
         "cluster",
     )?))
 }
@@ -374,7 +375,7 @@ fn evaluate_held_out(
             modes.entry(ModeKey::table(w.name.clone())).or_insert(r);
         }
         out.cross_cols.push(modes.clone());
-        let ceiling = Ceiling::of(main, &ev.counts, &topts.table);
+        let ceiling = Ceiling::of(main, &ev.counts, topts);
         out.reports.push(WorkloadReport {
             name: w.name.clone(),
             pages_read: s.pages_read,
@@ -387,10 +388,10 @@ fn evaluate_held_out(
             targets: crate::report::check_targets(&modes, &ceiling),
             modes,
             ceiling,
-            qpl_constraint: (topts.table.constraints.qpl_compatible && own.tables[i].is_some())
-                .then(|| ConstraintCost::of(&s.train, &ev.counts, &topts.table)),
+            qpl_constraint: (topts.qpl_compatible && own.tables[i].is_some())
+                .then(|| ConstraintCost::of(&s.train, &ev.counts, topts)),
             refinement: own.refinements[i].clone(),
-            smoothing: evaluate_smoothings(&s.train, &s.test, &topts.table),
+            smoothing: evaluate_smoothings(&s.train, &s.test, topts),
             under_target: None,
         });
     }
@@ -560,7 +561,7 @@ fn options_map(
     o: &CorpusOptions,
     topts: &TrainOptions,
 ) -> serde_json::Map<String, serde_json::Value> {
-    let mut m = topts.table.provenance_map();
+    let mut m = topts.provenance_map();
     m.insert("parse".into(), o.train.parse.name().into());
     m.insert("test_fraction".into(), o.train.split.test_fraction.into());
     m.insert("seed".into(), o.train.split.seed.into());

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use cannery_codec::Table;
 use cannery_files::input::{read_text_limited, SMALL_FILE_LIMIT};
 use cannery_trainer::histogram::{Histogram, HistogramError};
-use cannery_trainer::train::{bits_under, fallback_table, table_from_histogram, TableOptions};
+use cannery_trainer::train::{bits_under, fallback_table, table_from_histogram};
 use cannery_trainer::TrainError;
+use cannery_trainer::TrainOptions;
 
 use crate::eval_corpus::merge_all;
 
@@ -75,7 +76,7 @@ pub struct HistogramTable {
 /// table instead and `warn` says why.
 pub fn train_from_files(
     paths: &[PathBuf],
-    opts: &TableOptions,
+    opts: &TrainOptions,
     name: &str,
     fallback: bool,
     created: &str,

@@ -30,14 +30,14 @@ use cannery_codec::Table;
 use crate::evaluate::{Ceiling, ConstraintCost, ModeResult};
 use crate::mode_key::ModeKey;
 use cannery_trainer::refine::RefineStep;
-use cannery_trainer::scan::TrainOptions;
 use cannery_trainer::train::SmoothingResult;
+use cannery_trainer::TrainOptions;
 
 /// Format name of the report JSON.
 pub const REPORT_FORMAT: &str = "cannery-train-report";
 
+pub use cannery_trainer::options::DICTIONARY_SIZE;
 pub use cannery_trainer::pages::{Chain, Workload};
-pub use cannery_trainer::scan::DICTIONARY_SIZE;
 
 /// Pages kept per corpus for clustering (their symbol counts only).
 pub const CLUSTER_SAMPLE_PAGES: usize = 16_384;

@@ -11,7 +11,8 @@ use cannery_codec::Table;
 
 use crate::error::TrainError;
 use crate::histogram::Histogram;
-use crate::train::{table_from_histogram, TableOptions};
+use crate::options::TrainOptions;
+use crate::train::table_from_histogram;
 
 /// Retraining is recommended when a table costs this many percent more
 /// bits per page than the corpus' own optimal table.
@@ -78,8 +79,8 @@ pub struct Ceiling {
 
 impl Ceiling {
     /// The ceiling for `table` on fast-parse counts `h`.
-    pub fn of(table: &Table, h: &Histogram, opts: &TableOptions) -> Ceiling {
-        let own = TableOptions {
+    pub fn of(table: &Table, h: &Histogram, opts: &TrainOptions) -> Ceiling {
+        let own = TrainOptions {
             smoothing: Some(crate::smoothing::Smoothing::Uniform { mass: 0.0 }),
             ..*opts
         };
@@ -142,10 +143,10 @@ pub struct ConstraintCost {
 impl ConstraintCost {
     /// The cost on fast-parse counts `eval` of tables trained on `train`
     /// with `opts` (whose `qpl_compatible` is ignored: both are built).
-    pub fn of(train: &Histogram, eval: &Histogram, opts: &TableOptions) -> ConstraintCost {
+    pub fn of(train: &Histogram, eval: &Histogram, opts: &TrainOptions) -> ConstraintCost {
         let with = |qpl: bool| {
             let mut o = *opts;
-            o.constraints.qpl_compatible = qpl;
+            o.qpl_compatible = qpl;
             let l = crate::train::lengths_from_counts(&train.counts, &o);
             eval.counts.bits(&l.litlen, &l.dist)
         };
@@ -178,8 +179,8 @@ impl ConstraintCost {
 const FIXED_HEADER_BITS: u64 = 3;
 
 /// Drift of `table` on statistics `h` (gathered at the fast parse).
-pub fn drift(table: &Table, h: &Histogram, opts: &TableOptions) -> Result<Drift, TrainError> {
-    let o = TableOptions {
+pub fn drift(table: &Table, h: &Histogram, opts: &TrainOptions) -> Result<Drift, TrainError> {
+    let o = TrainOptions {
         min_pages: 1,
         ..*opts
     };

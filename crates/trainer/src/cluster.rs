@@ -18,9 +18,10 @@ use cannery_codec::Table;
 
 use crate::error::TrainError;
 use crate::histogram::SymbolCounts;
+use crate::options::TrainOptions;
 use crate::pages::splitmix_finalize;
 use crate::scan::ScanCounts;
-use crate::train::{lengths_from_counts, TableOptions};
+use crate::train::lengths_from_counts;
 
 /// Most Lloyd iterations.
 pub const MAX_ITERATIONS: usize = 20;
@@ -60,7 +61,7 @@ pub fn cluster(
     pages: &[ScanCounts],
     k: usize,
     seed: u64,
-    opts: &TableOptions,
+    opts: &TrainOptions,
     name: &str,
 ) -> Result<Clustering, TrainError> {
     if k == 0 || k > MAX_TABLES {
@@ -223,7 +224,7 @@ mod tests {
         let mut pages = workload_pages(80, 0, 41);
         pages.extend(workload_pages(80, 1, 42));
         let pc = counts_of(&pages);
-        let c = cluster(&pc, 2, 7, &TableOptions::default(), "t").unwrap();
+        let c = cluster(&pc, 2, 7, &TrainOptions::default(), "t").unwrap();
         assert_eq!(c.tables.len(), 2);
         assert_eq!(c.pages_per_table.iter().sum::<u64>(), 160);
         assert!(
@@ -247,16 +248,16 @@ mod tests {
         let mut pages = workload_pages(60, 0, 43);
         pages.extend(workload_pages(60, 2, 44));
         let pc = counts_of(&pages);
-        let a = cluster(&pc, 3, 1, &TableOptions::default(), "t").unwrap();
-        let b = cluster(&pc, 3, 1, &TableOptions::default(), "t").unwrap();
+        let a = cluster(&pc, 3, 1, &TrainOptions::default(), "t").unwrap();
+        let b = cluster(&pc, 3, 1, &TrainOptions::default(), "t").unwrap();
         let ids = |c: &Clustering| c.tables.iter().map(|t| t.id()).collect::<Vec<_>>();
         assert_eq!(ids(&a), ids(&b));
         assert!(matches!(
-            cluster(&pc, 0, 1, &TableOptions::default(), "t"),
+            cluster(&pc, 0, 1, &TrainOptions::default(), "t"),
             Err(TrainError::BadTableCount { .. })
         ));
         assert!(matches!(
-            cluster(&pc[..40], 2, 1, &TableOptions::default(), "t"),
+            cluster(&pc[..40], 2, 1, &TrainOptions::default(), "t"),
             Err(TrainError::TooFewPages { .. })
         ));
     }

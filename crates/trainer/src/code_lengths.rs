@@ -7,50 +7,33 @@
 //! get weights, and how much, is [`crate::smoothing`]'s job (under
 //! `qpl_compatible` every one of the 286 + 30 symbols gets one).
 
-use cannery_codec::constants::{MAX_CODE_LEN, NUM_DIST, NUM_LITLEN};
+use cannery_codec::constants::{NUM_DIST, NUM_LITLEN};
 use cannery_codec::huffman::limited_code_lengths;
 use cannery_codec::table::rules::{budget_lengths, BitBudget};
 use cannery_codec::CodeLengths;
 
-/// Constraints on a trained code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Constraints {
-    /// Longest code (15 for deflate and IAA).
-    pub max_len: u8,
-    /// Also make QPL load the table unchanged: every symbol coded (the
-    /// trainer's smoothing sees to that) and the 56-bit budget.
-    pub qpl_compatible: bool,
-}
-
-impl Default for Constraints {
-    fn default() -> Self {
-        Constraints {
-            max_len: MAX_CODE_LEN,
-            qpl_compatible: false,
-        }
-    }
-}
-
-/// Optimal code lengths for the weights under `c`. Symbols with weight 0
-/// get no code. Each alphabet with at least two weighted symbols gets a
-/// complete code.
+/// Optimal code lengths for the weights, no code longer than `max_len`
+/// (15 for deflate and IAA), and within QPL's 56-bit budget when
+/// `qpl_compatible`. Symbols with weight 0 get no code. Each alphabet with
+/// at least two weighted symbols gets a complete code.
 pub fn build_lengths(
     ll_w: &[u64; NUM_LITLEN],
     d_w: &[u64; NUM_DIST],
-    c: &Constraints,
+    max_len: u8,
+    qpl_compatible: bool,
 ) -> CodeLengths {
     let free = CodeLengths {
-        litlen: limited_code_lengths(ll_w, c.max_len)
+        litlen: limited_code_lengths(ll_w, max_len)
             .try_into()
             .expect("286 lengths"),
-        dist: limited_code_lengths(d_w, c.max_len)
+        dist: limited_code_lengths(d_w, max_len)
             .try_into()
             .expect("30 lengths"),
     };
-    if !c.qpl_compatible || BitBudget::of(&free).fits() {
+    if !qpl_compatible || BitBudget::of(&free).fits() {
         return free;
     }
-    budget_lengths(ll_w, d_w, c.max_len)
+    budget_lengths(ll_w, d_w, max_len)
 }
 
 #[cfg(test)]
@@ -117,8 +100,7 @@ mod tests {
             for (w, v) in d_w.iter_mut().zip(&d) {
                 *w = v + 1;
             }
-            let c = Constraints { max_len: 15, qpl_compatible: qpl };
-            let l = build_lengths(&ll_w, &d_w, &c);
+            let l = build_lengths(&ll_w, &d_w, 15, qpl);
             prop_assert_eq!(kraft_sum(&l.litlen), 32768);
             prop_assert_eq!(kraft_sum(&l.dist), 32768);
             prop_assert!(l.litlen.iter().all(|&x| (1..=15).contains(&x)));
@@ -141,13 +123,9 @@ mod tests {
         for (i, w) in d_w.iter_mut().enumerate().take(24) {
             *w = 1 + (1u64 << (40 - i));
         }
-        let free = build_lengths(&ll_w, &d_w, &Constraints::default());
+        let free = build_lengths(&ll_w, &d_w, 15, false);
         assert!(!BitBudget::of(&free).fits(), "test needs a violating code");
-        let c = Constraints {
-            max_len: 15,
-            qpl_compatible: true,
-        };
-        let l = build_lengths(&ll_w, &d_w, &c);
+        let l = build_lengths(&ll_w, &d_w, 15, true);
         assert!(BitBudget::of(&l).fits());
         // No better pair of limits satisfies the rule.
         let weighted_cost = |w: &[u64], l: &[u8]| -> u128 {

@@ -7,7 +7,8 @@
 //! statistics) → [`smoothing`] (weights for zero and rare counts) →
 //! [`code_lengths`] (optimal limited codes under IAA/QPL constraints) →
 //! [`train`] (tables, `best` refinement) → [`cluster`] (K tables);
-//! [`bounds`] gives a table's distance from the optimum (drift). Measuring
+//! [`bounds`] gives a table's distance from the optimum (drift). Every
+//! step takes the one options type, [`TrainOptions`] ([`options`]). Measuring
 //! tables against other codecs, fleet runs and reports are `cannery_lab`'s.
 //!
 //! The crate prints nothing, and its core reads no files: callers hand it
@@ -26,6 +27,7 @@ pub mod error;
 pub mod gather;
 pub mod header_aware;
 pub mod histogram;
+pub mod options;
 pub mod pages;
 pub mod refine;
 pub mod scan;
@@ -37,7 +39,6 @@ pub mod train;
 
 pub use error::{TrainError, MIN_TRAINING_PAGES};
 pub use histogram::{Histogram, HistogramError, ParseModel, Settings};
+pub use options::TrainOptions;
 pub use pages::{PageSource, Split};
-pub use scan::TrainOptions;
 pub use smoothing::Smoothing;
-pub use train::TableOptions;

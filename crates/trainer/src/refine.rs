@@ -13,8 +13,9 @@ use cannery_codec::{Encoder, Format, Level, Mode, Outcome, Table};
 use crate::error::TrainError;
 use crate::gather::gather;
 use crate::histogram::ParseModel;
+use crate::options::TrainOptions;
 use crate::pages::{for_each_chunk, same_filled, PageSource, Part, Split};
-use crate::scan::{scan, Scan, TrainOptions};
+use crate::scan::{scan, Scan};
 use crate::train::table_from_histogram;
 
 /// One step of the `best` refinement loop.
@@ -104,7 +105,7 @@ pub fn refine_best<S: PageSource + ?Sized>(
     for iteration in 1..=opts.max_refinements {
         let keep = move |p: &[u8]| split.part(p) == Part::Train;
         let h = gather(source, ParseModel::Best, Some(&best), &keep)?;
-        let cand = table_from_histogram(&h, &opts.table, name)?;
+        let cand = table_from_histogram(&h, opts, name)?;
         if cand == best {
             break;
         }
@@ -147,7 +148,7 @@ pub fn train_workload<S: PageSource + ?Sized>(
     opts: &TrainOptions,
 ) -> Result<Trained, TrainError> {
     let scan = scan(name, source, opts)?;
-    scan.check_enough(opts.table.min_pages)?;
+    scan.check_enough(opts.min_pages)?;
     let (table, refinement) = train_from_scan(name, source, &scan, opts)?;
     Ok(Trained {
         table,
@@ -163,16 +164,12 @@ pub fn train_from_scan<S: PageSource + ?Sized>(
     scan: &Scan,
     opts: &TrainOptions,
 ) -> Result<(Table, Vec<RefineStep>), TrainError> {
-    let mut table_opts = opts.table;
+    let mut table_opts = *opts;
     if opts.parse == ParseModel::Best {
         // The fit set may be a little under the minimum when training is just enough.
         table_opts.min_pages = table_opts.min_pages.min(scan.fit.pages.max(1));
         let start = table_from_histogram(&scan.fit, &table_opts, name)?;
-        let o = TrainOptions {
-            table: table_opts,
-            ..opts.clone()
-        };
-        let (mut t, steps) = refine_best(name, source, start, &o)?;
+        let (mut t, steps) = refine_best(name, source, start, &table_opts)?;
         t.provenance
             .training
             .insert("parse".into(), ParseModel::Best.name().into());

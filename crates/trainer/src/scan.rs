@@ -11,51 +11,9 @@ use rayon::prelude::*;
 use crate::error::TrainError;
 use crate::gather::{gather_pages, settings_for, Parser};
 use crate::histogram::{Histogram, ParseModel, SymbolCounts};
-use crate::pages::{
-    for_each_chunk, page_hash, same_filled, PageSource, Part, SmallestHashes, Split,
-};
-use crate::train::TableOptions;
+use crate::pages::{for_each_chunk, page_hash, same_filled, PageSource, Part, SmallestHashes};
 
-/// Largest dictionary trained (for the `zstd-1-dict` and `lz4-dict`
-/// peers, and written by `train` for zram): at most 64 KiB, the most the
-/// kernel's lz4 backend loads (zstd's trainer defaults to 110 KiB).
-pub const DICTIONARY_SIZE: usize = 32 * 1024;
-
-/// What training needs to know about a workload's pages.
-#[derive(Clone, Debug)]
-pub struct TrainOptions {
-    /// Parse model of the statistics (and refinement for `best`).
-    pub parse: ParseModel,
-    /// Table construction.
-    pub table: TableOptions,
-    /// Train/test split.
-    pub split: Split,
-    /// Most `best` refinement iterations.
-    pub max_refinements: usize,
-    /// Training pages kept as zstd dictionary samples (0: none). The
-    /// default, 1024 pages (4 MiB), is over 100 times the 32 KiB dictionary,
-    /// zstd's own sizing advice.
-    pub dictionary_samples: usize,
-    /// Largest dictionary zstd's trainer makes, bytes (at most 64 KiB:
-    /// the kernel's lz4 backend loads no more).
-    pub dictionary_size: usize,
-    /// Training pages whose symbol counts are kept for clustering (0: none).
-    pub cluster_samples: usize,
-}
-
-impl Default for TrainOptions {
-    fn default() -> Self {
-        TrainOptions {
-            parse: ParseModel::Fast,
-            table: TableOptions::default(),
-            split: Split::default(),
-            max_refinements: 4,
-            dictionary_samples: 1024,
-            dictionary_size: DICTIONARY_SIZE,
-            cluster_samples: 0,
-        }
-    }
-}
+use crate::options::TrainOptions;
 
 /// A page's symbol counts, sparse: (symbol, count) with distance symbols
 /// numbered 286..=315; plus extra bits.

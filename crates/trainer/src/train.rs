@@ -13,103 +13,21 @@ use cannery_codec::table::rules::Rule;
 use cannery_codec::table::HeaderForm;
 use cannery_codec::Table;
 
-use crate::code_lengths::{build_lengths, Constraints};
-use crate::error::{TrainError, MIN_TRAINING_PAGES};
-use crate::histogram::{Histogram, ParseModel, SymbolCounts};
-use crate::smoothing::Smoothing;
+use crate::code_lengths::build_lengths;
+use crate::error::TrainError;
+use crate::histogram::{Histogram, SymbolCounts};
+use crate::options::TrainOptions;
 
 /// Name and version written into every table's provenance.
 pub const GENERATOR: &str = concat!("cannery-trainer ", env!("CARGO_PKG_VERSION"));
 
-/// How a histogram becomes a table.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TableOptions {
-    /// Smoothing of zero and rare counts; `None`: the parse's default
-    /// ([`Smoothing::for_parse`], resolved by [`TableOptions::for_parse`]).
-    pub smoothing: Option<Smoothing>,
-    /// Code all 30 distance symbols, not just 0..=23 (implied by
-    /// `constraints.qpl_compatible`: see [`TableOptions::codes_all_distances`]).
-    pub all_distances: bool,
-    /// Length limit and the QPL rule.
-    pub constraints: Constraints,
-    /// Fewest pages a histogram must hold.
-    pub min_pages: u64,
-}
-
-impl Default for TableOptions {
-    fn default() -> Self {
-        TableOptions {
-            smoothing: None,
-            all_distances: false,
-            constraints: Constraints::default(),
-            min_pages: MIN_TRAINING_PAGES,
-        }
-    }
-}
-
-impl TableOptions {
-    /// The options `train`, `stats` and the Python package take: a
-    /// smoothing, every distance coded or not, QPL-compatible or not (which
-    /// codes every distance too); the rest as by default.
-    pub fn new(
-        smoothing: Option<Smoothing>,
-        all_distances: bool,
-        qpl_compatible: bool,
-    ) -> TableOptions {
-        let mut o = TableOptions {
-            smoothing,
-            all_distances,
-            ..TableOptions::default()
-        };
-        o.constraints.qpl_compatible = qpl_compatible;
-        o
-    }
-
-    /// These options for tables trained on `parse`: its default smoothing
-    /// unless one was asked for, and QPL-compatible for a library target
-    /// (that library must load the table unchanged).
-    pub fn for_parse(&self, parse: ParseModel) -> TableOptions {
-        let mut o = *self;
-        o.smoothing = Some(self.smoothing.unwrap_or(Smoothing::for_parse(parse)));
-        if parse.feature().is_some() {
-            o.constraints.qpl_compatible = true;
-        }
-        o
-    }
-
-    /// The smoothing these options use (`None` resolves to the fast
-    /// parse's default; [`TableOptions::for_parse`] resolves it for others).
-    pub fn smoothing(&self) -> Smoothing {
-        self.smoothing.unwrap_or(Smoothing::DEFAULT)
-    }
-
-    /// True if every distance symbol gets a code: asked for, or needed for
-    /// QPL to load the table unchanged.
-    pub fn codes_all_distances(&self) -> bool {
-        self.all_distances || self.constraints.qpl_compatible
-    }
-
-    /// The training parameters recorded in a table's provenance.
-    pub fn provenance_map(&self) -> serde_json::Map<String, serde_json::Value> {
-        let mut m = serde_json::Map::new();
-        m.insert("smoothing".into(), self.smoothing().to_string().into());
-        m.insert("all_distances".into(), self.codes_all_distances().into());
-        m.insert("max_code_length".into(), self.constraints.max_len.into());
-        m.insert(
-            "qpl_compatible".into(),
-            self.constraints.qpl_compatible.into(),
-        );
-        m
-    }
-}
-
 /// Code lengths for symbol counts (no page-count check).
 pub fn lengths_from_counts(
     counts: &SymbolCounts,
-    opts: &TableOptions,
+    opts: &TrainOptions,
 ) -> cannery_codec::CodeLengths {
     let (ll, d) = opts.smoothing().weights(counts, opts.codes_all_distances());
-    build_lengths(&ll, &d, &opts.constraints)
+    build_lengths(&ll, &d, opts.max_len, opts.qpl_compatible)
 }
 
 /// A table from a histogram: smoothing, optimal limited code lengths, IAA
@@ -119,7 +37,7 @@ pub fn lengths_from_counts(
 /// unchanged.
 pub fn table_from_histogram(
     h: &Histogram,
-    opts: &TableOptions,
+    opts: &TrainOptions,
     what: &str,
 ) -> Result<Table, TrainError> {
     let opts = &opts.for_parse(h.settings().parse);
@@ -160,7 +78,7 @@ pub fn table_from_histogram(
             &l,
             h.pages,
             crate::smoothing::SCALE,
-            opts.constraints.qpl_compatible,
+            opts.qpl_compatible,
         );
         l = r;
         header_aware = Some(report);
@@ -174,7 +92,7 @@ pub fn table_from_histogram(
     // Smoothing codes every required symbol and package-merge makes
     // complete codes, so this only fails if those guarantees break.
     t.check_iaa().map_err(TrainError::NotIaaSafe)?;
-    if opts.constraints.qpl_compatible {
+    if opts.qpl_compatible {
         Rule::QplLoadable
             .check(&t)
             .map_err(TrainError::NotQplLoadable)?;
@@ -222,7 +140,7 @@ pub struct SmoothingResult {
 pub fn evaluate_smoothings(
     train: &Histogram,
     test: &Histogram,
-    opts: &TableOptions,
+    opts: &TrainOptions,
 ) -> Vec<SmoothingResult> {
     if test.pages == 0 || train.pages == 0 {
         return Vec::new();
@@ -230,7 +148,7 @@ pub fn evaluate_smoothings(
     let mut out: Vec<SmoothingResult> = crate::smoothing::Smoothing::CANDIDATES
         .iter()
         .map(|&s| {
-            let o = TableOptions {
+            let o = TrainOptions {
                 smoothing: Some(s),
                 ..*opts
             };
@@ -274,6 +192,7 @@ mod tests {
     use crate::histogram::ParseModel;
     use crate::refine::*;
     use crate::scan::*;
+    use crate::smoothing::Smoothing;
     use crate::testutil::{synthetic_pages, workload_pages};
 
     #[test]
@@ -301,9 +220,9 @@ mod tests {
             h.counts = fast.counts.clone();
             h
         };
-        let with = |s: Smoothing| TableOptions {
+        let with = |s: Smoothing| TrainOptions {
             smoothing: Some(s),
-            ..TableOptions::default()
+            ..TrainOptions::default()
         };
         for (parse, default) in [
             (ParseModel::Fast, Smoothing::DEFAULT),
@@ -313,7 +232,7 @@ mod tests {
             (ParseModel::Isal, Smoothing::AddOne),
         ] {
             let h = relabel(parse);
-            let t = table_from_histogram(&h, &TableOptions::default(), "w").unwrap();
+            let t = table_from_histogram(&h, &TrainOptions::default(), "w").unwrap();
             let library = parse.feature().is_some();
             assert_eq!(t.provenance.training["smoothing"], default.to_string());
             assert_eq!(t.provenance.training["qpl_compatible"], library);
@@ -327,7 +246,7 @@ mod tests {
         }
         // The two defaults really differ on these counts.
         let fast_t =
-            table_from_histogram(&relabel(ParseModel::Fast), &TableOptions::default(), "w");
+            table_from_histogram(&relabel(ParseModel::Fast), &TrainOptions::default(), "w");
         let add_one =
             table_from_histogram(&relabel(ParseModel::Fast), &with(Smoothing::AddOne), "w");
         assert_ne!(fast_t.unwrap().lengths(), add_one.unwrap().lengths());
@@ -361,7 +280,7 @@ mod tests {
             .iter()
             .map(|p| histogram_of(p, ParseModel::Fast).unwrap())
             .collect();
-        let opts = TableOptions::default();
+        let opts = TrainOptions::default();
         let fwd = hists[1..]
             .iter()
             .fold(hists[0].clone(), |a, b| a.merged(b).unwrap());
@@ -458,8 +377,8 @@ mod tests {
             let mut c = SymbolCounts::default();
             c.litlen.copy_from_slice(&ll);
             c.dist[..24].copy_from_slice(&d);
-            let mut opts = TableOptions { smoothing: Some(smoothing), all_distances: all_d, ..TableOptions::default() };
-            opts.constraints.qpl_compatible = qpl;
+            let mut opts = TrainOptions { smoothing: Some(smoothing), all_distances: all_d, ..TrainOptions::default() };
+            opts.qpl_compatible = qpl;
             let l = lengths_from_counts(&c, &opts);
             let t = Table::from_lengths(&l.litlen, &l.dist).unwrap();
             proptest::prop_assert_eq!(t.check_iaa(), Ok(()));
@@ -478,7 +397,7 @@ mod tests {
     fn smoothing_comparison_covers_every_candidate() {
         let pages = synthetic_pages(300, 16);
         let tr = train_workload("s", &pages, &TrainOptions::default()).unwrap();
-        let r = evaluate_smoothings(&tr.scan.train, &tr.scan.test, &TableOptions::default());
+        let r = evaluate_smoothings(&tr.scan.train, &tr.scan.test, &TrainOptions::default());
         assert_eq!(r.len(), crate::smoothing::Smoothing::CANDIDATES.len());
         assert!(r.iter().any(|x| x.excess_percent == 0.0));
         assert!(r

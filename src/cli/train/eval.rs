@@ -23,8 +23,10 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let opts = EvalOptions {
         eval_pages: (args.eval_pages > 0).then_some(args.eval_pages),
         peers: !args.no_peers,
-        table: args.table_args.options(),
-        split: args.split.split()?,
+        train: cannery_trainer::TrainOptions {
+            split: args.split.split()?,
+            ..args.table_args.options()
+        },
         part: Part::selection(&args.part).map_err(anyhow::Error::msg)?,
     };
     // As in train: the bar counts the workloads begun.

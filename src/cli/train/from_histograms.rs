@@ -16,7 +16,7 @@ pub fn train(args: &TrainArgs, topts: &TrainOptions) -> anyhow::Result<()> {
         bits_per_page: bits,
     } = train_from_files(
         &args.histograms,
-        &topts.table,
+        topts,
         &args.name,
         args.fallback,
         &created,

@@ -62,10 +62,9 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let split = args.split.split()?;
     let topts = TrainOptions {
         parse: args.parse,
-        table: args.table.options(),
         split,
         dictionary_size: args.dict_size as usize,
-        ..TrainOptions::default()
+        ..args.table.options()
     };
     if !args.histograms.is_empty() {
         return from_histograms::train(&args, &topts);

@@ -10,8 +10,8 @@ use super::{merge_scans, HeldOut, OwnTables};
 use crate::report::{Chain, CorpusOptions, Progress, Workload};
 use cannery_trainer::error::TrainError;
 use cannery_trainer::refine::train_from_scan;
-use cannery_trainer::scan::TrainOptions;
 use cannery_trainer::target::{compare_under_target, Sizes, TargetComparison, TargetMatrix};
+use cannery_trainer::TrainOptions;
 
 /// Each workload's and the fleet's tables against the library's own tables,
 /// under a library target's compressor.
@@ -76,11 +76,11 @@ pub(super) fn target_matrix(
     let targets = cannery_trainer::target::available_targets();
     let mut tables = Vec::new();
     for &model in &targets {
-        let mut topts = opts.train.clone();
+        let mut topts = opts.train;
         topts.parse = model;
         // Every row's table must load into every column's compressor.
-        topts.table = opts.train.table.for_parse(model);
-        topts.table.constraints.qpl_compatible = true;
+        topts = topts.for_parse(model);
+        topts.qpl_compatible = true;
         topts.dictionary_samples = 0;
         topts.cluster_samples = 0;
         let mut scans = Vec::new();
@@ -89,7 +89,7 @@ pub(super) fn target_matrix(
             scans.push(cannery_trainer::scan::scan(&w.name, w.source, &topts)?);
         }
         let fleet_scan = merge_scans("fleet", &scans)?;
-        fleet_scan.check_enough(topts.table.min_pages)?;
+        fleet_scan.check_enough(topts.min_pages)?;
         progress(Progress::Training("fleet"));
         let chain = Chain(workloads.iter().map(|w| w.source).collect());
         tables.push(train_from_scan("fleet", &chain, &fleet_scan, &topts)?.0);
