@@ -39,8 +39,8 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
     }
     // Opened first, so an existing report is refused before the device is added.
     let mut out = open_output(
-        &args.out,
-        args.force,
+        &args.report.out,
+        args.report.force,
         &[Path::new(&args.corpus)],
         Privacy::Normal,
     )?;
@@ -86,14 +86,14 @@ pub fn run(args: ZramKernelArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    if args.json {
+    if args.report.json {
         serde_json::to_writer_pretty(&mut out, &to_json(&report, compared.as_deref()))?;
         writeln!(out)?;
     } else {
         write!(
             out,
             "{}",
-            render(&report, compared.as_deref(), args.markdown)
+            render(&report, compared.as_deref(), args.report.markdown)
         )?;
     }
     out.finish()?;

@@ -18,7 +18,12 @@ use std::path::PathBuf;
 pub fn run(args: ZswapKernelArgs) -> anyhow::Result<()> {
     let workloads = read_workloads(&args.corpus, args.max_pages, args.tables.as_deref())?;
     // Opened first, so an existing report is refused before any setting changes.
-    let mut out = open_output(&args.out, args.force, &[&args.corpus], Privacy::Normal)?;
+    let mut out = open_output(
+        &args.report.out,
+        args.report.force,
+        &[&args.corpus],
+        Privacy::Normal,
+    )?;
     let opts = SessionOptions {
         compressors: args.compressor.clone(),
         batch: args.batch as usize,
@@ -42,10 +47,10 @@ pub fn run(args: ZswapKernelArgs) -> anyhow::Result<()> {
     );
     drop(handlers);
     let report = result?;
-    if args.json {
+    if args.report.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
-    } else if args.markdown {
+    } else if args.report.markdown {
         write!(out, "{}", report.render_markdown())?;
     } else {
         write!(out, "{report}")?;

@@ -64,6 +64,16 @@ pub struct Job<'a> {
     pub level: i32,
 }
 
+impl Job<'_> {
+    /// The snapshot's writer, its metadata labelled with this job's label
+    /// (`default_label` without one) for a process running `command`.
+    fn writer(&self, default_label: &str, command: &str) -> Result<SnapshotWriter> {
+        let label = self.label.unwrap_or(default_label);
+        let meta = base_metadata(label, command, self.opts, self.sched);
+        SnapshotWriter::create(self.out, meta, self.level, self.existing)
+    }
+}
+
 /// A workload to start.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WorkloadSpec {
@@ -222,7 +232,22 @@ struct Loop<'a> {
     progress: &'a mut dyn FnMut(u32, u32),
 }
 
-impl Loop<'_> {
+impl<'a> Loop<'a> {
+    /// A loop writing `job`'s samples into `writer`.
+    fn new(
+        job: &Job<'a>,
+        writer: SnapshotWriter,
+        progress: &'a mut dyn FnMut(u32, u32),
+    ) -> Loop<'a> {
+        Loop {
+            capturer: Capturer::new(job.opts.clone()),
+            writer,
+            sched: job.sched,
+            reports: Vec::new(),
+            progress,
+        }
+    }
+
     /// Sample `target` on schedule; returns the end reason.
     /// With `immediate`, the first sample is taken at once; otherwise one
     /// interval after the start.
@@ -320,31 +345,14 @@ pub fn capture_pid(
     job: &Job<'_>,
     progress: &mut dyn FnMut(u32, u32),
 ) -> Result<SessionReport> {
-    let Job {
-        label,
-        opts,
-        sched,
-        out,
-        existing,
-        level,
-    } = *job;
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
     let _handlers = cannery_files::interrupt::install();
     let target = Target::attach(pid)?;
     // Fail on permissions before creating the output file.
     target.open_checked("mem")?;
-    let label = label.unwrap_or(target.comm()).to_string();
-    let meta = base_metadata(&label, target.comm(), opts, sched);
-    let writer = SnapshotWriter::create(out, meta, level, existing)?;
-    let mut lp = Loop {
-        capturer: Capturer::new(opts.clone()),
-        writer,
-        sched,
-        reports: Vec::new(),
-        progress,
-    };
+    let mut lp = Loop::new(job, job.writer(target.comm(), target.comm())?, progress);
     let outcome = lp.run(&target, true);
-    let (header, samples, reason) = lp.finish(outcome, out)?;
+    let (header, samples, reason) = lp.finish(outcome, job.out)?;
     Ok(SessionReport {
         header,
         samples,
@@ -469,19 +477,10 @@ pub fn run_workload(
     job: &Job<'_>,
     progress: &mut dyn FnMut(u32, u32),
 ) -> Result<SessionReport> {
-    let Job {
-        label,
-        opts,
-        sched,
-        out,
-        existing,
-        level,
-    } = *job;
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
     let _handlers = cannery_files::interrupt::install();
     let (mut cmd, program, command_name) = workload_command(spec)?;
-    let meta = base_metadata(label.unwrap_or(&command_name), &command_name, opts, sched);
-    let writer = SnapshotWriter::create(out, meta, level, existing)?;
+    let writer = job.writer(&command_name, &command_name)?;
     attach_log(&mut cmd, spec)?;
     let mut child = cmd.spawn().map_err(|e| {
         Error::new(
@@ -490,13 +489,7 @@ pub fn run_workload(
         )
     })?;
     let pid = child.id();
-    let mut lp = Loop {
-        capturer: Capturer::new(opts.clone()),
-        writer,
-        sched,
-        reports: Vec::new(),
-        progress,
-    };
+    let mut lp = Loop::new(job, writer, progress);
     let outcome = match Target::attach(pid) {
         Ok(target) => lp.run(&target, false),
         Err(e) if e.kind() == ErrorKind::NoSuchProcess => {
@@ -509,7 +502,7 @@ pub fn run_workload(
         &mut child,
         spec.wait_exit && outcome.as_ref().is_ok_and(|r| r == "completed"),
     );
-    let (header, samples, reason) = lp.finish(outcome, out)?;
+    let (header, samples, reason) = lp.finish(outcome, job.out)?;
     Ok(SessionReport {
         header,
         samples,

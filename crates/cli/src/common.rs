@@ -1,5 +1,5 @@
-//! What several subcommands share: the train/test split's arguments and
-//! the `--max-pages` parser.
+//! What several subcommands share: the train/test split's arguments, how
+//! a kernel measurement's report is written, and the `--max-pages` parser.
 
 /// The train/test split, as `train` makes it and the commands that
 /// measure on its held-out pages repeat it.
@@ -27,4 +27,21 @@ pub fn at_least_one(s: &str) -> Result<usize, String> {
         0 => Err("0 measures nothing; give at least 1".into()),
         n => Ok(n),
     }
+}
+
+/// How `zswap-kernel` and `zram-kernel` write their report.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ReportArgs {
+    /// Print the report as JSON.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print the report as markdown tables (as in BENCHMARKS.md).
+    #[arg(long)]
+    pub markdown: bool,
+    /// Write the report here instead of standard output (`-`).
+    #[arg(short = 'o', long = "out", default_value = "-")]
+    pub out: std::path::PathBuf,
+    /// Replace an existing output file.
+    #[arg(short, long)]
+    pub force: bool,
 }

@@ -36,16 +36,7 @@ pub struct ZswapKernelArgs {
     /// At most this many pages of each workload.
     #[arg(long, value_parser = crate::common::at_least_one)]
     pub max_pages: Option<usize>,
-    /// Print the report as JSON.
-    #[arg(long, conflicts_with = "markdown")]
-    pub json: bool,
-    /// Print the report as markdown tables (as in BENCHMARKS.md).
-    #[arg(long)]
-    pub markdown: bool,
-    /// Write the report here instead of standard output (`-`).
-    #[arg(short = 'o', long = "out", default_value = "-")]
-    pub out: PathBuf,
-    /// Replace an existing output file.
-    #[arg(short, long)]
-    pub force: bool,
+    /// How the report is written.
+    #[command(flatten)]
+    pub report: crate::common::ReportArgs,
 }

@@ -415,15 +415,7 @@ pub fn capture_cold(
     cold_opts: &ColdOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(SessionReport, ColdReport)> {
-    let Job {
-        label,
-        opts,
-        sched,
-        out,
-        existing,
-        level,
-    } = *job;
-    if opts.cold_after.is_some() {
+    if job.opts.cold_after.is_some() {
         return Err(Error::new(
             ErrorKind::InvalidInput,
             "--cold reclaim:… and --cold-after cannot be combined",
@@ -494,7 +486,7 @@ pub fn capture_cold(
         cgroup.rel,
         cold_opts.amount.label()
     ));
-    let label = label.unwrap_or(&name).to_string();
+    let label = job.label.unwrap_or(&name).to_string();
     let mut cold = ColdPages {
         method: METHOD.into(),
         cgroup: version.name().into(),
@@ -502,7 +494,7 @@ pub fn capture_cold(
         lru: lru_kind(&system).into(),
         ..ColdPages::default()
     };
-    let mut meta = crate::session::base_metadata(&label, &name, opts, sched);
+    let mut meta = crate::session::base_metadata(&label, &name, job.opts, job.sched);
     meta.cold = Some(cold.clone());
     let mut report = ColdReport {
         zswap_enabled: system.zswap_enabled().unwrap_or(false),
@@ -510,31 +502,40 @@ pub fn capture_cold(
     };
     let mut samples = Vec::new();
     let outcome = (|| {
-        let mut writer =
-            crate::snapshot::writer::SnapshotWriter::create(out, meta.clone(), level, existing)?;
+        let mut writer = crate::snapshot::writer::SnapshotWriter::create(
+            job.out,
+            meta.clone(),
+            job.level,
+            job.existing,
+        )?;
         let mut hot = match &cold_opts.keep_hot {
             Some(path) => {
                 let mut m = meta.clone();
                 m.label = format!("{label}.hot");
                 m.cold = None;
-                let w = crate::snapshot::writer::SnapshotWriter::create(path, m, level, existing)?;
-                Some((Capturer::new(opts.clone()), w))
+                let w = crate::snapshot::writer::SnapshotWriter::create(
+                    path,
+                    m,
+                    job.level,
+                    job.existing,
+                )?;
+                Some((Capturer::new(job.opts.clone()), w))
             }
             None => None,
         };
-        let mut capturer = Capturer::new(opts.clone());
+        let mut capturer = Capturer::new(job.opts.clone());
         let target = Target::attach(pid)?;
         let c = Cycle {
             system: &system,
             cgroup: &cgroup,
             amount: cold_opts.amount,
-            opts,
+            opts: job.opts,
         };
         let reason = run_cycles(
             &c,
             &mut guard,
             &target,
-            sched,
+            job.sched,
             &mut capturer,
             &mut writer,
             &mut hot,
@@ -566,7 +567,7 @@ pub fn capture_cold(
                     .steps
                     .last()
                     .map_or("no reclaim step ran", |o| o.stopped.as_str()),
-                out.display()
+                job.out.display()
             ),
         ));
     }
