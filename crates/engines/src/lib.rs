@@ -7,7 +7,9 @@
 //! over them ([`backend::check`]). [`peer`] wraps the outside compressors
 //! zswap users pick (zstd, lz4, the kernel's deflate and lzo). [`batch`]
 //! runs any of them over up to 32 pages at once on worker threads. `isal`
-//! (feature `isal`) is ISA-L's level-0 compressor and statistics.
+//! (feature `isal`) is ISA-L's level-0 compressor and statistics;
+//! [`library`] puts QPL's and ISA-L's compressors to work as training
+//! targets (their parse, their statistics, a table inside each).
 //!
 //! The stream formats, tables and cannery's own codec are
 //! `cannery-codec`'s; this crate calls them and never changes them.
@@ -24,6 +26,7 @@ pub mod engine;
 #[cfg(feature = "isal")]
 #[allow(unsafe_code)]
 pub mod isal;
+pub mod library;
 #[cfg(feature = "reference")]
 pub mod peer;
 

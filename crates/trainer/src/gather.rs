@@ -28,7 +28,7 @@ pub struct Parser {
     model: ParseModel,
     own: Option<Own>,
     /// A library's compressor, made at the first page (making it can fail).
-    library: Option<crate::target::LibraryParser>,
+    library: Option<cannery_engines::library::Parser>,
 }
 
 /// cannery's own parse at one level.
@@ -73,7 +73,7 @@ impl Parser {
                     Some(l) => l,
                     None => self
                         .library
-                        .insert(crate::target::LibraryParser::new(self.model)?),
+                        .insert(crate::target::library_parser(self.model)?),
                 };
                 counts.add_library(&lib.count(page)?);
             }

@@ -8,7 +8,7 @@
 //! - `isal`: the symbols ISA-L's level-0 compressor emits (feature `isal`).
 //!
 //! A library target is trained on what the library's *compressor* emits
-//! ([`LibraryParser`]), not on the library's statistics function: measured
+//! ([`library_parser`]; the FFI calls are `cannery_engines::library`'s), not on the library's statistics function: measured
 //! on the shipped corpus, `qpl_gather_deflate_statistics` and
 //! `isal_update_histogram` parse a page like their own compressor on 0 to
 //! 10 % of pages, while the compressors' parses do not depend on the table
@@ -28,6 +28,7 @@ use serde::Serialize;
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::Table;
 use cannery_engines::backend::LibraryCounts;
+use cannery_engines::library::{self, Library, LibraryError, TableSource};
 
 use crate::error::TrainError;
 use crate::histogram::ParseModel;
@@ -77,177 +78,80 @@ pub fn available_targets() -> Vec<ParseModel> {
         .collect()
 }
 
+/// The library compressor a library parse model is the parse of.
+fn library_of(model: ParseModel) -> Option<Library> {
+    match model {
+        ParseModel::QplDefault => Some(Library::QplDefault),
+        ParseModel::QplHigh => Some(Library::QplHigh),
+        ParseModel::Isal => Some(Library::Isal),
+        _ => None,
+    }
+}
+
+impl From<LibraryError> for TrainError {
+    fn from(e: LibraryError) -> TrainError {
+        TrainError::Library {
+            library: e.library,
+            message: e.message,
+        }
+    }
+}
+
 /// One page's counts from the library's own statistics function
 /// (`qpl_gather_deflate_statistics`, `isal_update_histogram`): what the
 /// library's own training workflow sees.
-#[cfg_attr(not(any(feature = "qpl", feature = "isal")), allow(unused_variables))]
 pub fn library_statistics(model: ParseModel, page: &[u8]) -> Result<LibraryCounts, TrainError> {
     model.check_available()?;
-    match model {
-        #[cfg(feature = "qpl")]
-        ParseModel::QplDefault | ParseModel::QplHigh => {
-            cannery_engines::backend::qpl::gather_page_statistics(page, qpl_level(model))
-                .map_err(|e| library_error("qpl", e))
-        }
-        #[cfg(feature = "isal")]
-        ParseModel::Isal => Ok(cannery_engines::isal::update_histogram(page)),
-        _ => Err(TrainError::NoTokens(model.name())),
-    }
+    let library = library_of(model).ok_or(TrainError::NoTokens(model.name()))?;
+    Ok(library::statistics(library, page)?)
 }
 
-/// A library's compressor as a parser: the symbols it emits for each page.
-pub enum LibraryParser {
-    /// QPL's canned compressor at a level.
-    #[cfg(feature = "qpl")]
-    Qpl(Box<cannery_engines::backend::qpl::QplParser>),
-    /// ISA-L's level-0 compressor (with the fixed code as its table).
-    #[cfg(feature = "isal")]
-    Isal(cannery_engines::isal::Hufftables),
-}
-
-impl LibraryParser {
-    /// The parser for a library parse model.
-    pub fn new(model: ParseModel) -> Result<LibraryParser, TrainError> {
-        model.check_available()?;
-        match model {
-            #[cfg(feature = "qpl")]
-            ParseModel::QplDefault | ParseModel::QplHigh => {
-                cannery_engines::backend::qpl::QplParser::new(qpl_level(model))
-                    .map(|p| LibraryParser::Qpl(Box::new(p)))
-                    .map_err(|e| library_error("qpl", e))
-            }
-            #[cfg(feature = "isal")]
-            ParseModel::Isal => cannery_engines::isal::Hufftables::exported(&Table::fixed())
-                .map(LibraryParser::Isal)
-                .map_err(|e| library_error("isal", e)),
-            _ => Err(TrainError::NoTokens(model.name())),
-        }
-    }
-
-    /// One page's symbols (with its end-of-block).
-    #[cfg_attr(not(any(feature = "qpl", feature = "isal")), allow(unused_variables))]
-    pub fn count(&mut self, page: &[u8]) -> Result<LibraryCounts, TrainError> {
-        match *self {
-            #[cfg(feature = "qpl")]
-            LibraryParser::Qpl(ref mut p) => p.count(page).map_err(|e| library_error("qpl", e)),
-            #[cfg(feature = "isal")]
-            LibraryParser::Isal(ref t) => cannery_engines::isal::compressor_counts(t, page)
-                .map_err(|e| library_error("isal", e)),
-        }
-    }
-}
-
-#[cfg(feature = "qpl")]
-fn qpl_level(model: ParseModel) -> cannery_engines::backend::qpl::QplLevel {
-    use cannery_engines::backend::qpl::QplLevel;
-    if model == ParseModel::QplHigh {
-        QplLevel::High
-    } else {
-        QplLevel::Default
-    }
-}
-
-#[cfg(any(feature = "qpl", feature = "isal"))]
-fn library_error(library: &'static str, e: impl std::fmt::Display) -> TrainError {
-    TrainError::Library {
-        library,
-        message: e.to_string(),
-    }
+/// A library's compressor as a parser ([`library::Parser`]) for a library
+/// parse model.
+pub fn library_parser(model: ParseModel) -> Result<library::Parser, TrainError> {
+    model.check_available()?;
+    let library = library_of(model).ok_or(TrainError::NoTokens(model.name()))?;
+    Ok(library::Parser::new(library)?)
 }
 
 /// A table inside a target's compressor.
 enum Loaded {
     /// cannery's own encoder (the `iaa` target).
     Own(Box<cannery_codec::Encoder>),
-    #[cfg(feature = "qpl")]
-    Qpl(
-        Box<cannery_engines::backend::qpl::Qpl>,
-        cannery_engines::backend::qpl::QplTable,
-        cannery_engines::backend::qpl::QplLevel,
-    ),
-    #[cfg(feature = "isal")]
-    Isal(cannery_engines::isal::Hufftables),
-}
-
-/// Which table a target's compressor is given.
-enum Which<'a> {
-    /// A cannery table (loaded unchanged, or refused).
-    Table(&'a Table),
-    /// The library's own table from these training counts.
-    Trained(
-        #[cfg_attr(not(any(feature = "qpl", feature = "isal")), allow(dead_code))]
-        &'a LibraryCounts,
-    ),
+    /// A library's compressor.
+    Library(library::Loaded),
 }
 
 impl Loaded {
-    fn new(model: ParseModel, which: Which<'_>) -> Result<Loaded, TrainError> {
+    fn new(model: ParseModel, which: TableSource<'_>) -> Result<Loaded, TrainError> {
         model.check_available()?;
-        match model {
-            #[cfg(feature = "qpl")]
-            ParseModel::QplDefault | ParseModel::QplHigh => {
-                let mut q = cannery_engines::backend::qpl::Qpl::open_software()
-                    .map_err(|e| library_error("qpl", e))?;
-                let t = match which {
-                    Which::Table(t) => q.loaded_table(t),
-                    Which::Trained(c) => {
-                        // As QPL's statistics function hands it over: no zero counts.
-                        let mut h = c.clone();
-                        for n in h.litlen.iter_mut().chain(h.dist.iter_mut()) {
-                            *n = (*n).max(1);
-                        }
-                        q.trained_table(&h)
-                    }
-                }
-                .map_err(|e| library_error("qpl", e))?;
-                Ok(Loaded::Qpl(Box::new(q), t, qpl_level(model)))
-            }
-            #[cfg(feature = "isal")]
-            ParseModel::Isal => {
-                use cannery_engines::isal::Hufftables;
-                let t = match which {
-                    Which::Table(t) => Hufftables::exported(t),
-                    Which::Trained(c) => Hufftables::trained(c),
-                }
-                .map_err(|e| library_error("isal", e))?;
-                Ok(Loaded::Isal(t))
-            }
-            _ => match which {
-                Which::Table(t) => Ok(Loaded::Own(Box::new(cannery_codec::Encoder::new(
+        match (library_of(model), which) {
+            (Some(library), _) => Ok(Loaded::Library(library::Loaded::new(library, which)?)),
+            (None, TableSource::Table(t)) => {
+                Ok(Loaded::Own(Box::new(cannery_codec::Encoder::new(
                     cannery_codec::Mode::Canned,
                     cannery_codec::Format::Iaa,
                     cannery_codec::Level::Fast,
                     Some(t),
-                )?))),
-                Which::Trained(_) => Err(TrainError::NoTokens(model.name())),
-            },
+                )?)))
+            }
+            (None, TableSource::Trained(_)) => Err(TrainError::NoTokens(model.name())),
         }
     }
 
-    /// Bytes of one page (4096 when the compressor finds it incompressible;
-    /// under ISA-L, every byte `isal_deflate_stateless` writes, the header
-    /// included) and the header bits among them (0 where none travels).
+    /// Bytes of one page (at most 4096; under ISA-L every byte it writes,
+    /// the header included) and the header bits among them.
     fn size(&mut self, page: &[u8], buf: &mut Vec<u8>) -> Result<(u64, u64), TrainError> {
-        let n = match self {
-            Loaded::Own(e) => match e.compress(page, buf)? {
-                cannery_codec::Outcome::Compressed(n) => n as u64,
-                _ => PAGE_SIZE as u64,
-            },
-            #[cfg(feature = "qpl")]
-            Loaded::Qpl(q, t, level) => q
-                .canned_stream(t, *level, page)
-                .map_err(|e| library_error("qpl", e))?
-                .map_or(PAGE_SIZE as u64, |s| s.len() as u64),
-            #[cfg(feature = "isal")]
-            Loaded::Isal(t) => {
-                let n = t
-                    .compress(page)
-                    .map_err(|e| library_error("isal", e))?
-                    .len();
-                return Ok((n as u64, t.header_bits() as u64));
+        match self {
+            Loaded::Own(e) => {
+                let n = match e.compress(page, buf)? {
+                    cannery_codec::Outcome::Compressed(n) => n as u64,
+                    _ => PAGE_SIZE as u64,
+                };
+                Ok((n.min(PAGE_SIZE as u64), 0))
             }
-        };
-        Ok((n.min(PAGE_SIZE as u64), 0))
+            Loaded::Library(l) => Ok(l.size(page)?),
+        }
     }
 }
 
@@ -329,7 +233,7 @@ pub fn compress_sizes<S: PageSource + ?Sized>(
 ) -> Result<Vec<Sizes>, TrainError> {
     let mut loaded = tables
         .iter()
-        .map(|t| Loaded::new(model, Which::Table(t)))
+        .map(|t| Loaded::new(model, TableSource::Table(t)))
         .collect::<Result<Vec<_>, _>>()?;
     measure(source, split, &mut loaded)
 }
@@ -426,8 +330,8 @@ pub fn compare_under_target<S: PageSource + ?Sized>(
     };
     let training = library_training_counts(source, train_split, model)?;
     let mut loaded = vec![
-        Loaded::new(model, Which::Table(table))?,
-        Loaded::new(model, Which::Trained(&training))?,
+        Loaded::new(model, TableSource::Table(table))?,
+        Loaded::new(model, TableSource::Trained(&training))?,
     ];
     let sizes = measure(source, eval_split, &mut loaded)?;
     Ok(TargetComparison {
