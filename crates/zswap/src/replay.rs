@@ -312,46 +312,10 @@ mod tests {
 #[cfg(test)]
 mod run_tests {
     use super::*;
-    use cannery_codec::{Format, Level, Mode, Outcome, Table};
+    use cannery_codec::{Format, Level, Mode};
     use cannery_engines::backend::software::Software;
-    use cannery_engines::{Capabilities, EngineError};
-
-    /// Decodes correctly, then flips a bit of the page.
-    struct Corrupting(Software);
-
-    impl Engine for Corrupting {
-        fn name(&self) -> &'static str {
-            "corrupting"
-        }
-
-        fn capabilities(&self) -> &Capabilities {
-            self.0.capabilities()
-        }
-
-        fn compress(
-            &mut self,
-            mode: Mode,
-            table: Option<&Table>,
-            page: &[u8],
-            out: &mut Vec<u8>,
-        ) -> Result<Outcome, EngineError> {
-            self.0.compress(mode, table, page, out)
-        }
-
-        fn decompress(
-            &mut self,
-            mode: Mode,
-            table: Option<&Table>,
-            data: &[u8],
-            out: &mut [u8],
-        ) -> Result<usize, EngineError> {
-            let n = self.0.decompress(mode, table, data, out)?;
-            if n > 0 {
-                out[n / 2] ^= 1;
-            }
-            Ok(n)
-        }
-    }
+    use cannery_engines::backend::tampered::{flip_middle_bit, Step, Tampered};
+    use cannery_engines::EngineError;
 
     fn fixed() -> Bound<Software> {
         Software::bound(Mode::Fixed, Format::Deflate, Level::Fast, None).unwrap()
@@ -379,9 +343,18 @@ mod run_tests {
         }
     }
 
+    /// Decodes correctly, then flips a bit of the page.
+    type Corrupting = Tampered<Software, fn(Step<'_>) -> Result<(), EngineError>>;
+
     fn corrupting() -> Bound<Corrupting> {
         let s = Software::with_format(Level::Fast, Format::Deflate);
-        Bound::new(Corrupting(s), Mode::Fixed, None)
+        let flip: fn(Step<'_>) -> Result<(), EngineError> = |step| {
+            if let Step::Decompressed(page) = step {
+                flip_middle_bit(page, 1);
+            }
+            Ok(())
+        };
+        Bound::new(Tampered::new(s, "corrupting", flip), Mode::Fixed, None)
     }
 
     fn encoders() -> Vec<Bound<Software>> {

@@ -25,7 +25,8 @@
 //! This module does not pick a "best" backend, retry, or run anything in
 //! parallel; many pages at once go through [`crate::batch`] (with
 //! [`crate::batch::Bound`]). The checks `cannery validate` runs over these backends
-//! are in [`check`]; what this build and machine offer is [`survey`].
+//! are in [`check`]; what this build and machine offer is [`survey`];
+//! [`tampered`] is the deliberately faulty engine the tests use.
 
 pub mod check;
 #[cfg(feature = "qat")]
@@ -39,6 +40,7 @@ pub mod reference;
 pub mod software;
 pub mod stress;
 pub mod survey;
+pub mod tampered;
 
 pub use survey::{survey, Availability};
 

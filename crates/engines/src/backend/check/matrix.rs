@@ -465,42 +465,18 @@ mod tests {
     #[cfg(feature = "reference")]
     use crate::backend::reference::Reference;
     use crate::backend::software::Software;
-    use crate::backend::{Capabilities, EngineError};
 
     /// Our software backend with one bit of every compressed stream
     /// flipped: a faulty engine, to prove mismatches are caught.
     #[cfg_attr(not(feature = "reference"), allow(dead_code))]
-    struct Faulty(Software);
-
-    impl Engine for Faulty {
-        fn name(&self) -> &'static str {
-            "faulty"
-        }
-        fn capabilities(&self) -> &Capabilities {
-            self.0.capabilities()
-        }
-        fn compress(
-            &mut self,
-            mode: Mode,
-            table: Option<&Table>,
-            page: &[u8],
-            out: &mut Vec<u8>,
-        ) -> Result<Outcome, EngineError> {
-            let r = self.0.compress(mode, table, page, out)?;
-            if let Outcome::Compressed(n) = r {
-                out[n / 2] ^= 0x10;
+    fn faulty() -> impl Engine {
+        use crate::backend::tampered::{flip_middle_bit, Step, Tampered};
+        Tampered::new(Software::new(), "faulty", |step: Step<'_>| {
+            if let Step::Compressed(stream) = step {
+                flip_middle_bit(stream, 0x10);
             }
-            Ok(r)
-        }
-        fn decompress(
-            &mut self,
-            mode: Mode,
-            table: Option<&Table>,
-            data: &[u8],
-            out: &mut [u8],
-        ) -> Result<usize, EngineError> {
-            self.0.decompress(mode, table, data, out)
-        }
+            Ok(())
+        })
     }
 
     #[cfg_attr(not(feature = "reference"), allow(dead_code))]
@@ -517,8 +493,7 @@ mod tests {
         let table = Table::kernel_2024();
         let pages: Vec<Vec<u8>> = (0..3).map(text_page).collect();
         let sources: Vec<String> = (0..3).map(|i| format!("page{i}")).collect();
-        let mut comps: Vec<Box<dyn Engine>> =
-            vec![Box::new(Software::new()), Box::new(Faulty(Software::new()))];
+        let mut comps: Vec<Box<dyn Engine>> = vec![Box::new(Software::new()), Box::new(faulty())];
         let mut decomps: Vec<Box<dyn Engine>> =
             vec![Box::new(Software::new()), Box::new(Reference::zlib(6))];
         let mut reproducers = Vec::new();
