@@ -69,6 +69,7 @@ pub mod folio;
 pub mod kernel;
 pub mod replay;
 pub mod report;
+mod session_table;
 pub mod sweep;
 pub mod zram_kernel;
 pub mod zsmalloc;
