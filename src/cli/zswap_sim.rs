@@ -21,7 +21,7 @@ use anyhow::{bail, Context};
 use cannery_codec::{Format, Level, Mode};
 use cannery_engines::peer::PeerKind;
 use cannery_zswap::{
-    default_engines, simulate, FolioSize, Policy, ReplayCorpus, Sweep, SweepCodec, SWEEP,
+    default_workers, simulate, FolioSize, Policy, ReplayCorpus, Sweep, SweepCodec, SWEEP,
 };
 use clap::{Args, ValueEnum};
 
@@ -168,7 +168,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         } else {
             Policy::StoreRaw
         },
-        engines: args.engines.map_or_else(default_engines, |e| e as usize),
+        workers: args.engines.map_or_else(default_workers, |e| e as usize),
         unstored_same_filled: loaded.unstored_same_filled,
     };
     let bar = crate::cli::out::bar(plan.batches.len() as u64, "zswap-sim", "runs");
