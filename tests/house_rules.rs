@@ -1,7 +1,8 @@
 //! The house rules that hold after every change, checked on the tree as it
 //! is: the CLI's `src/` at most 2,000 lines, no Rust file over 650 lines
-//! (tests included), every file opening with a `//!` doc, and no two files
-//! of a crate importing each other (`use crate::…` / `use super::…`).
+//! (tests included), every file opening with a `//!` doc, no two files
+//! of a crate importing each other (`use crate::…` / `use super::…`), and
+//! a match's byte distance never passed under the name `dist` or `d`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -226,4 +227,75 @@ fn no_two_files_import_each_other() {
         "only {checked} imports between files found: the parser is broken"
     );
     assert!(pairs.is_empty(), "files that import each other: {pairs:#?}");
+}
+
+/// Where a match's byte distance enters the codec: the distance → symbol
+/// and extra-bits mappings, the token's field and the price of a distance.
+const DISTANCE_SITES: [&str; 4] = ["dist_symbol(", "dist_extra(", "distance: ", ".distance("];
+
+/// The `site: name` pairs of `text` where a byte distance goes by `dist` or
+/// `d`, names the README keeps for the distance alphabet (its symbols and
+/// code lengths).
+fn distances_named_dist(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap();
+        for site in DISTANCE_SITES {
+            for (at, _) in code.match_indices(site) {
+                let rest = &code[at + site.len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if name == "dist" || name == "d" {
+                    found.push(format!("{site}{name}"));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_match_distance_is_called_distance() {
+    // The check sees the mistakes it is for.
+    assert_eq!(
+        distances_named_dist(
+            "let c = costs.distance(dist as usize);\n\
+             Token::Match { length: len, distance: dist }\n\
+             let s = dist_symbol(d) as usize; // dist_extra(d) in a comment\n\
+             let s = dist_symbol(distance); let t = DIST_BASE[dist_symbol(distance) as usize];"
+        ),
+        [".distance(dist", "distance: dist", "dist_symbol(d"]
+    );
+    let mut all = Vec::new();
+    for d in ["src", "crates", "tests", "benches", "fuzz", "python"] {
+        rust_files(&root().join(d), &mut all);
+    }
+    let mut sites = 0;
+    let mut wrong = Vec::new();
+    for p in &all {
+        if p.ends_with("tests/house_rules.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(p).unwrap();
+        sites += DISTANCE_SITES
+            .iter()
+            .map(|s| text.matches(s).count())
+            .sum::<usize>();
+        for w in distances_named_dist(&text) {
+            wrong.push(format!(
+                "{}: {w}",
+                p.strip_prefix(root()).unwrap().display()
+            ));
+        }
+    }
+    assert!(
+        sites > 50,
+        "only {sites} distance sites found: the scan is broken"
+    );
+    assert!(
+        wrong.is_empty(),
+        "byte distances named `dist`/`d`: {wrong:#?}"
+    );
 }

@@ -1,13 +1,13 @@
 //! Per-page latency of the batch path (canned IAA format, kernel-2024 table,
 //! level fast): compression and decompression batches of 1, 2, 4, 8, 16 and
-//! 32 units on 1 and 2 engines, next to the plain single-page calls that
+//! 32 units on 1 and 2 workers, next to the plain single-page calls that
 //! batch 1 must not be slower than.
 //!
 //! Each criterion iteration is one page, so the times criterion prints are
 //! per-page latencies (a batch's time divided by its units), except in
 //! `batch/round-trip`, where an iteration is one call of units that each
 //! take a fixed 3 µs: there the time beyond 3 µs of two units on two
-//! engines is the hand-off's round trip. Pages come from
+//! workers is the hand-off's round trip. Pages come from
 //! `CANNERY_BENCH_PAGES` (a raw `.pages` file) or the synthetic mix of
 //! `cannery_benches::pages`. Run briefly with:
 //! `cargo bench -p cannery-benches --bench batch -- --warm-up-time 1 --measurement-time 3`
@@ -23,7 +23,7 @@ use cannery_engines::{Capabilities, Engine, EngineError};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 const BATCHES: [usize; 6] = [1, 2, 4, 8, 16, 32];
-const ENGINES: [usize; 2] = [1, 2];
+const WORKERS: [usize; 2] = [1, 2];
 /// Pages cycled through; a multiple of every batch size.
 const N: usize = 256;
 
@@ -60,13 +60,13 @@ fn compress(c: &mut Criterion) {
         })
     });
 
-    for engines in ENGINES {
+    for workers in WORKERS {
         for batch in BATCHES {
-            let codecs = (0..engines).map(|_| encoder(&table)).collect();
+            let codecs = (0..workers).map(|_| encoder(&table)).collect();
             let mut bc = BatchCompressor::new(batch, codecs).expect("batch");
             let mut k = 0;
             g.bench_with_input(
-                BenchmarkId::new(format!("engines{engines}"), batch),
+                BenchmarkId::new(format!("engines{workers}"), batch),
                 &batch,
                 |b, &batch| {
                     b.iter_custom(|iters| {
@@ -117,14 +117,14 @@ fn decompress(c: &mut Criterion) {
         })
     });
 
-    for engines in ENGINES {
+    for workers in WORKERS {
         for batch in BATCHES {
-            let codecs = (0..engines).map(|_| decoder(&table)).collect();
+            let codecs = (0..workers).map(|_| decoder(&table)).collect();
             let mut bd = BatchDecompressor::new(batch, codecs).expect("batch");
             let mut out = vec![0u8; batch * PAGE_SIZE];
             let mut k = 0;
             g.bench_with_input(
-                BenchmarkId::new(format!("engines{engines}"), batch),
+                BenchmarkId::new(format!("engines{workers}"), batch),
                 &batch,
                 |b, &batch| {
                     b.iter_custom(|iters| {
@@ -149,12 +149,12 @@ fn decompress(c: &mut Criterion) {
 fn handoff(c: &mut Criterion) {
     let pages = pages(N).expect("bench pages");
     let mut g = c.benchmark_group("batch/handoff");
-    for engines in ENGINES {
+    for workers in WORKERS {
         for batch in [1, 8, 32] {
-            let mut bc = BatchCompressor::new(batch, spin(engines, Duration::ZERO)).expect("batch");
+            let mut bc = BatchCompressor::new(batch, spin(workers, Duration::ZERO)).expect("batch");
             let mut k = 0;
             g.bench_with_input(
-                BenchmarkId::new(format!("engines{engines}"), batch),
+                BenchmarkId::new(format!("engines{workers}"), batch),
                 &batch,
                 |b, &batch| {
                     b.iter_custom(|iters| {
@@ -177,7 +177,7 @@ fn handoff(c: &mut Criterion) {
 
 /// A codec that busy-waits a fixed time a unit (no time: it does no work,
 /// and measures the batch path itself); with 3 µs, the round trip to a
-/// worker is what a batch of two units on two engines takes beyond one.
+/// worker is what a batch of two units on two workers takes beyond one.
 struct Spin(Duration);
 
 /// `n` spinning engines, each `unit` a unit.
@@ -229,13 +229,13 @@ impl Engine for Spin {
 /// calling thread; `engines2` two such units, one on the caller and one on
 /// the worker (its excess over `plain` is the round trip: the worker's
 /// pickup plus the return of its lane); `engines1` the same two units on the
-/// caller alone (6 µs of work), the peer a second engine has to beat.
+/// caller alone (6 µs of work), the peer a second worker has to beat.
 fn round_trip(c: &mut Criterion) {
     const UNIT: Duration = Duration::from_micros(3);
     let page = vec![1u8; PAGE_SIZE];
     let mut g = c.benchmark_group("batch/round-trip");
-    for (name, engines, units) in [("plain", 1, 1), ("engines1", 1, 2), ("engines2", 2, 2)] {
-        let mut bc = BatchCompressor::new(units, spin(engines, UNIT)).expect("batch");
+    for (name, workers, units) in [("plain", 1, 1), ("engines1", 1, 2), ("engines2", 2, 2)] {
+        let mut bc = BatchCompressor::new(units, spin(workers, UNIT)).expect("batch");
         g.bench_function(format!("spin-3us/{name}"), |b| {
             b.iter(|| {
                 black_box(

@@ -4,7 +4,7 @@
 //! otherwise exactly as many as the plain single-page calls on the same
 //! pages (the dynamic encoder builds a table per page; the deflate inflater
 //! builds decode tables per dynamic block). Counted with a global allocator
-//! over all threads, so the engines' worker threads are included.
+//! over all threads, so the batch path's worker threads are included.
 //!
 //! Up to 4 one-time allocations per worker are allowed (a lane's output
 //! buffer that first meets a unit which needs more room, in whichever lane
@@ -55,12 +55,12 @@ fn batches_allocate_nothing_per_unit() {
             Bound::new(s, mode, Some(&table))
         };
         let dec = enc;
-        for engines in [1, 2, 3] {
+        for workers in [1, 2, 3] {
             for batch in [1, 8, 32] {
                 let mut bc =
-                    BatchCompressor::new(batch, (0..engines).map(|_| enc()).collect()).unwrap();
+                    BatchCompressor::new(batch, (0..workers).map(|_| enc()).collect()).unwrap();
                 let mut bd =
-                    BatchDecompressor::new(batch, (0..engines).map(|_| dec()).collect()).unwrap();
+                    BatchDecompressor::new(batch, (0..workers).map(|_| dec()).collect()).unwrap();
                 let mut plain = enc();
                 let mut out = Vec::with_capacity(2 * PAGE_SIZE);
 
@@ -95,8 +95,8 @@ fn batches_allocate_nothing_per_unit() {
                         }
                     }
                 });
-                let what = format!("{mode} {format} engines {engines} batch {batch}");
-                let slack = 4 * (engines - 1);
+                let what = format!("{mode} {format} workers {workers} batch {batch}");
+                let slack = 4 * (workers - 1);
                 assert!(batch_allocs >= plain_allocs, "compress, {what}");
                 assert!(
                     batch_allocs <= plain_allocs + slack,

@@ -19,7 +19,7 @@ use anyhow::{bail, Context};
 use cannery_cli::zswap_sim::{SimMode, ZswapSimArgs};
 use cannery_codec::{Format, Mode};
 use cannery_engines::peer::PeerKind;
-use cannery_zswap::{default_engines, simulate, Policy, ReplayCorpus, Sweep, SweepCodec, SWEEP};
+use cannery_zswap::{default_workers, simulate, Policy, ReplayCorpus, Sweep, SweepCodec, SWEEP};
 
 /// Runs `cannery zswap-sim`.
 pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
@@ -56,7 +56,7 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         } else {
             Policy::StoreRaw
         },
-        engines: args.engines.map_or_else(default_engines, |e| e as usize),
+        workers: args.engines.map_or_else(default_workers, |e| e as usize),
         unstored_same_filled: loaded.unstored_same_filled,
     };
     let bar = crate::cli::out::bar(plan.batches.len() as u64, "zswap-sim", "runs");

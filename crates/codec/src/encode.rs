@@ -107,7 +107,7 @@ struct CodeWords {
     len: [u32; MAX_MATCH + 1],
     /// Distances (1..=4096): (code | extra << code length) << 5 | bits (at
     /// most 15 + 10 bits, so a word fits 32 bits: a smaller table to cache).
-    dist: Box<[u32; WINDOW_SIZE + 1]>,
+    distance: Box<[u32; WINDOW_SIZE + 1]>,
 }
 
 impl CodeWords {
@@ -126,15 +126,19 @@ impl CodeWords {
             let n = l.litlen[s] as u32;
             *w = (ll_code[s] as u32 | (eval as u32) << n) << 5 | (n + ebits as u32);
         }
-        let mut dist = Box::new([0u32; WINDOW_SIZE + 1]);
-        for (distance, w) in dist.iter_mut().enumerate().skip(1) {
+        let mut distance_words = Box::new([0u32; WINDOW_SIZE + 1]);
+        for (distance, w) in distance_words.iter_mut().enumerate().skip(1) {
             let s = dist_symbol(distance as u16) as usize;
             let (ebits, eval) = dist_extra(distance as u16);
             let n = l.dist[s] as u32;
             debug_assert!(n + ebits as u32 <= 27, "a distance word fits 32 bits");
             *w = (d_code[s] as u32 | (eval as u32) << n) << 5 | (n + ebits as u32);
         }
-        CodeWords { lit, len, dist }
+        CodeWords {
+            lit,
+            len,
+            distance: distance_words,
+        }
     }
 }
 
@@ -223,7 +227,7 @@ impl TokenSink for WordWriter<'_> {
     #[inline(always)]
     fn copy(&mut self, length: u16, distance: u16) {
         let c = self.words.len[length as usize];
-        let d = self.words.dist[distance as usize];
+        let d = self.words.distance[distance as usize];
         let n = c & 31;
         self.put(u64::from(c >> 5) | u64::from(d >> 5) << n, n + (d & 31));
     }

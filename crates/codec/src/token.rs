@@ -97,7 +97,7 @@ const fn build_dist_symbols() -> [u8; WINDOW_SIZE + 1] {
 
 /// `LENGTH_SYMBOL[len]` = length symbol − 257 for match length `len` (3..=258).
 static LENGTH_SYMBOL: [u8; MAX_MATCH + 1] = build_length_symbols();
-/// `DIST_SYMBOL[d]` = distance symbol for distance `d` (1..=4096).
+/// `DIST_SYMBOL[distance]` = distance symbol for `distance` (1..=4096).
 static DIST_SYMBOL: [u8; WINDOW_SIZE + 1] = build_dist_symbols();
 
 /// Literal/length symbol (257..=285) for a match length 3..=258.
@@ -152,11 +152,11 @@ pub fn expand(tokens: &[Token], out: &mut Vec<u8>) -> Option<()> {
         match t {
             Token::Literal(b) => out.push(b),
             Token::Match { length, distance } => {
-                let d = distance as usize;
-                if d == 0 || d > out.len() - start {
+                let distance = distance as usize;
+                if distance == 0 || distance > out.len() - start {
                     return None;
                 }
-                let from = out.len() - d;
+                let from = out.len() - distance;
                 for i in 0..length as usize {
                     let b = out[from + i];
                     out.push(b);
@@ -193,12 +193,12 @@ mod tests {
 
     #[test]
     fn dist_symbols_cover_the_4k_window() {
-        for d in 1u16..=4096 {
-            let sym = dist_symbol(d) as usize;
-            let (nbits, extra) = dist_extra(d);
+        for distance in 1u16..=4096 {
+            let sym = dist_symbol(distance) as usize;
+            let (nbits, extra) = dist_extra(distance);
             assert_eq!(nbits, DIST_EXTRA[sym]);
             assert!(extra < (1 << nbits) || nbits == 0);
-            assert_eq!(DIST_BASE[sym] + extra, d);
+            assert_eq!(DIST_BASE[sym] + extra, distance);
         }
         assert_eq!(dist_symbol(1), 0);
         assert_eq!(dist_symbol(5), 4);

@@ -1,8 +1,8 @@
 //! The batch path against the single-page calls: every unit's status and
-//! bytes equal the plain call's (every mode, random batch sizes and engine
+//! bytes equal the plain call's (every mode, random batch sizes and worker
 //! counts), failing and incompressible units leave their neighbours alone,
-//! folios of mixed sizes, batch-size bounds, a dying engine (compression
-//! and decompression), many consecutive calls whose split between engines
+//! folios of mixed sizes, batch-size bounds, a dying worker (compression
+//! and decompression), many consecutive calls whose split between workers
 //! varies, and a worker that comes back late with the lane of an old call.
 //!
 //! Not here: speed (benches/batch.rs) and allocation counting
@@ -132,7 +132,7 @@ proptest! {
         config in 0..CONFIGS.len(),
         level in prop_oneof![Just(Level::Fast), Just(Level::Default)],
         batch_size in 1..=MAX_BATCH_SIZE,
-        engines in 1..=4usize,
+        workers in 1..=4usize,
         kinds in proptest::collection::vec((0..6u8, any::<u64>()), 1..=MAX_BATCH_SIZE),
     ) {
         let (mode, format) = CONFIGS[config];
@@ -143,7 +143,7 @@ proptest! {
         let pages: Vec<Vec<u8>> = kinds[..n].iter().map(|&(k, s)| page(k, s)).collect();
         let want = single(&mut plain, &pages);
 
-        let codecs = (0..engines).map(|_| encoder(mode, format, level).unwrap()).collect();
+        let codecs = (0..workers).map(|_| encoder(mode, format, level).unwrap()).collect();
         let mut batch = BatchCompressor::new(batch_size, codecs).unwrap();
         {
             let r = batch.compress(pages.iter().map(|p| &p[..])).unwrap();
@@ -169,7 +169,7 @@ proptest! {
             .filter(|((r, _), _)| matches!(r, Ok(Outcome::Compressed(_))))
             .map(|(_, p)| p)
             .collect();
-        let decoders = (0..engines).map(|_| decoder(mode, format)).collect();
+        let decoders = (0..workers).map(|_| decoder(mode, format)).collect();
         let mut dbatch = BatchDecompressor::new(batch_size, decoders).unwrap();
         let mut out = vec![0u8; batch_size * PAGE_SIZE];
         let d = dbatch.decompress(streams.iter().copied(), &mut out).unwrap();
@@ -219,8 +219,8 @@ fn failures_and_incompressible_units_do_not_disturb_neighbours() {
     ];
 
     let mut plain = encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
-    for engines in 1..=4 {
-        let codecs = (0..engines).map(|_| picky()).collect();
+    for workers in 1..=4 {
+        let codecs = (0..workers).map(|_| picky()).collect();
         let mut b = BatchCompressor::new(8, codecs).unwrap();
         let r = b.compress(units).unwrap();
         assert_eq!(r.len(), 7);
@@ -239,9 +239,9 @@ fn failures_and_incompressible_units_do_not_disturb_neighbours() {
             assert_eq!(
                 r.status(i),
                 &UnitStatus::Compressed(n),
-                "engines {engines} unit {i}"
+                "workers {workers} unit {i}"
             );
-            assert_eq!(r.data(i), Some(&out[..n]), "engines {engines} unit {i}");
+            assert_eq!(r.data(i), Some(&out[..n]), "workers {workers} unit {i}");
         }
     }
 }
@@ -287,8 +287,8 @@ fn corrupt_streams_do_not_disturb_neighbours_on_decompress() {
         Some(&text),
     ];
     let mut plain = decoder(Mode::Canned, Format::Iaa);
-    for engines in 1..=3 {
-        let codecs = (0..engines)
+    for workers in 1..=3 {
+        let codecs = (0..workers)
             .map(|_| decoder(Mode::Canned, Format::Iaa))
             .collect();
         let mut b = BatchDecompressor::new(8, codecs).unwrap();
@@ -301,15 +301,15 @@ fn corrupt_streams_do_not_disturb_neighbours_on_decompress() {
             assert_eq!(
                 r.status(i),
                 expected.as_ref().copied(),
-                "engines {engines} stream {i}"
+                "workers {workers} stream {i}"
             );
             match want[i] {
                 Some(p) => {
                     assert_eq!(r.status(i), Ok(p.len()));
                     let slot = &out[i * PAGE_SIZE..i * PAGE_SIZE + p.len()];
-                    assert_eq!(slot, p, "engines {engines} stream {i}");
+                    assert_eq!(slot, p, "workers {workers} stream {i}");
                 }
-                None => assert!(r.status(i).is_err(), "engines {engines} stream {i}"),
+                None => assert!(r.status(i).is_err(), "workers {workers} stream {i}"),
             }
         }
     }
@@ -366,7 +366,7 @@ fn batch_size_bounds_have_clear_errors() {
     }
     assert_eq!(
         BatchCompressor::<Software>::new(8, vec![]).unwrap_err(),
-        BatchError::NoEngines
+        BatchError::NoWorkers
     );
 
     let mut b = BatchCompressor::new(8, vec![enc(), enc()]).unwrap();
@@ -405,8 +405,8 @@ fn batch_size_bounds_have_clear_errors() {
 }
 
 /// An engine that sleeps 300 us on units (and streams) whose last byte is
-/// a multiple of 5, whichever engine does them, so the split between
-/// engines varies.
+/// a multiple of 5, whichever worker does them, so the split between
+/// workers varies.
 fn sleepy() -> Bound<impl Engine + Send + 'static> {
     hooked(Mode::Canned, Format::Iaa, Level::Fast, |unit: &[u8]| {
         if unit.last().is_some_and(|b| b % 5 == 0) {
@@ -437,12 +437,12 @@ fn assert_same_as<C: Engine + Send + 'static>(
 }
 
 /// Many calls of varying sizes on one batch object: every unit's result is
-/// the plain call's on that unit, whichever engine did it. Some calls come
+/// the plain call's on that unit, whichever worker did it. Some calls come
 /// after a pause (workers asleep) with a few tiny units, which the caller
 /// usually finishes alone before a worker wakes; the next call then starts
 /// with that worker's lane still out, or coming back stale during the call.
 /// A wrong owner map or a stale lane taking units of a newer call would
-/// show as wrong bytes, a wrong status, a lost engine or a panic.
+/// show as wrong bytes, a wrong status, a lost worker or a panic.
 #[test]
 fn consecutive_batches_of_varying_sizes_equal_the_plain_calls() {
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
@@ -454,10 +454,10 @@ fn consecutive_batches_of_varying_sizes_equal_the_plain_calls() {
     };
     let mut plain = encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
     let mut plain_dec = decoder(Mode::Canned, Format::Iaa);
-    for engines in [2, 3] {
-        let codecs = (0..engines).map(|_| sleepy()).collect();
+    for workers in [2, 3] {
+        let codecs = (0..workers).map(|_| sleepy()).collect();
         let mut b = BatchCompressor::new(MAX_BATCH_SIZE, codecs).unwrap();
-        let decoders = (0..engines).map(|_| sleepy()).collect();
+        let decoders = (0..workers).map(|_| sleepy()).collect();
         let mut d = BatchDecompressor::new(MAX_BATCH_SIZE, decoders).unwrap();
         let mut out = vec![0u8; MAX_BATCH_SIZE * PAGE_SIZE];
         for round in 0..300 {
@@ -480,7 +480,7 @@ fn consecutive_batches_of_varying_sizes_equal_the_plain_calls() {
                     }
                 })
                 .collect();
-            let what = format!("engines {engines} round {round} ({n} units)");
+            let what = format!("workers {workers} round {round} ({n} units)");
             let want = single(&mut plain, &pages);
             let r = b.compress(pages.iter().map(|p| &p[..])).unwrap();
             assert_same_as(&r, &want, &what);
@@ -522,8 +522,8 @@ struct GateState {
     released: AtomicBool,
 }
 
-/// A compressor whose 0xB0 units keep a worker busy while engine 0 panics:
-/// on a worker, it gets stuck until the gate opens; on engine 0, it waits
+/// A compressor whose 0xB0 units keep a worker busy while worker 0 panics:
+/// on a worker, it gets stuck until the gate opens; on worker 0, it waits
 /// until a worker is stuck, has a timer open the gate 50 ms later, and
 /// panics. Other units: the plain encoder.
 fn gate(st: Arc<GateState>) -> Bound<impl Engine + Send + 'static> {
@@ -545,7 +545,7 @@ fn gate(st: Arc<GateState>) -> Bound<impl Engine + Send + 'static> {
                         std::thread::sleep(Duration::from_millis(50));
                         timer.open.store(true, SeqCst);
                     });
-                    panic!("engine 0 gives up on this call");
+                    panic!("worker 0 gives up on this call");
                 }
             }
             Ok(())
@@ -553,7 +553,7 @@ fn gate(st: Arc<GateState>) -> Bound<impl Engine + Send + 'static> {
     )
 }
 
-/// Engine 0's codec panicking in a call while a worker is in the middle of
+/// Worker 0's codec panicking in a call while a worker is in the middle of
 /// one of that call's units (which it reads in the caller's memory): the
 /// panic reaches the caller only once that worker is through, and the batch
 /// object then keeps giving the plain calls' results.
@@ -561,9 +561,9 @@ fn gate(st: Arc<GateState>) -> Bound<impl Engine + Send + 'static> {
 fn a_panic_in_the_caller_waits_for_the_workers_then_the_object_works_on() {
     let enc = || encoder(Mode::Canned, Format::Iaa, Level::Fast).unwrap();
     let mut plain = enc();
-    for engines in [2, 3] {
+    for workers in [2, 3] {
         let st = Arc::new(GateState::default());
-        let codecs = (0..engines).map(|_| gate(st.clone())).collect();
+        let codecs = (0..workers).map(|_| gate(st.clone())).collect();
         let mut b = BatchCompressor::new(8, codecs).unwrap();
 
         // Two units: worker 1 takes the top one and gets stuck in it, the
@@ -572,10 +572,10 @@ fn a_panic_in_the_caller_waits_for_the_workers_then_the_object_works_on() {
         let call = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             b.compress([&stuck[..], &stuck]).map(|r| r.len())
         }));
-        assert!(call.is_err(), "engine 0 panicked");
+        assert!(call.is_err(), "worker 0 panicked");
         assert!(
             st.released.load(SeqCst),
-            "engines {engines}: the panic reached the caller while a worker still read its unit"
+            "workers {workers}: the panic reached the caller while a worker still read its unit"
         );
         drop(stuck);
 
@@ -586,7 +586,7 @@ fn a_panic_in_the_caller_waits_for_the_workers_then_the_object_works_on() {
                 .collect();
             let want = single(&mut plain, &pages);
             let r = b.compress(pages.iter().map(|p| &p[..])).unwrap();
-            assert_same_as(&r, &want, &format!("engines {engines}, round {round}"));
+            assert_same_as(&r, &want, &format!("workers {workers}, round {round}"));
         }
     }
 }

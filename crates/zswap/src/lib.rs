@@ -69,6 +69,7 @@ pub mod folio;
 pub mod kernel;
 pub mod replay;
 pub mod report;
+mod session_table;
 pub mod sweep;
 pub mod zram_kernel;
 pub mod zsmalloc;
@@ -77,7 +78,7 @@ pub use corpus::ReplayCorpus;
 pub use folio::{folios, FolioSize};
 pub use replay::{run, Policy, RunConfig};
 pub use report::{Report, RunReport};
-pub use sweep::{default_engines, simulate, sweep, Sweep, SweepCodec, SWEEP};
+pub use sweep::{default_workers, simulate, sweep, Sweep, SweepCodec, SWEEP};
 pub use zsmalloc::{Pool, Zsmalloc};
 
 /// Why a replay could not run (a loaded page that differs is not an error:

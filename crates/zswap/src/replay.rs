@@ -83,8 +83,8 @@ fn record(samples: &mut Vec<u64>, ns: u128, n: usize) {
 
 /// Replays `corpus` (whole pages, back to back; a trailing partial page is
 /// ignored) once: store every folio, then load every stored page,
-/// verifying it. One codec per engine: `compressors.len()` and
-/// `decompressors.len()` engines.
+/// verifying it. One codec per worker: `compressors.len()` and
+/// `decompressors.len()` workers.
 pub fn run<C, D>(
     corpus: &[u8],
     cfg: RunConfig,

@@ -96,8 +96,10 @@ pub struct Report {
     pub level: Option<String>,
     /// Folio size name ([`crate::FolioSize::name`]).
     pub folio: String,
-    /// Parallel engines.
-    pub engines: usize,
+    /// Parallel workers of the batch path (`engines` in JSON, as the
+    /// `--engines` flag that sets it).
+    #[serde(rename = "engines")]
+    pub workers: usize,
     /// Policy name ([`crate::Policy::name`]).
     pub policy: String,
     /// How the pool is modelled ([`POOL_MODEL`]).
@@ -134,7 +136,7 @@ impl fmt::Display for Report {
                 .map(|f| format!(" format {f}"))
                 .unwrap_or_default(),
             r.folio,
-            r.engines,
+            r.workers,
             r.policy
         )?;
         writeln!(f, "pool model: {}", r.pool_model)?;
@@ -236,7 +238,7 @@ mod tests {
             format: None,
             level: Some("fast".into()),
             folio: "16k".into(),
-            engines: 1,
+            workers: 1,
             policy: "store-raw".into(),
             pool_model: POOL_MODEL.into(),
             latency: LATENCY.into(),

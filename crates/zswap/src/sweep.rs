@@ -18,8 +18,8 @@ use crate::{Error, FolioSize, ReplayCorpus, Report, RunReport};
 /// Batch sizes swept when the caller names none.
 pub const SWEEP: [usize; 6] = [1, 2, 4, 8, 16, 32];
 
-/// Parallel engines when the caller names none: the CPUs, at most 8.
-pub fn default_engines() -> usize {
+/// Parallel workers when the caller names none: the CPUs, at most 8.
+pub fn default_workers() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -55,8 +55,8 @@ pub struct Sweep {
     pub folio: FolioSize,
     /// Incompressible page policy.
     pub policy: Policy,
-    /// Parallel engines (codec lanes).
-    pub engines: usize,
+    /// Parallel workers of the batch path (codec lanes).
+    pub workers: usize,
     /// Same-filled pages the corpus' captures counted (see [`RunConfig`]).
     pub unstored_same_filled: f64,
 }
@@ -82,7 +82,7 @@ pub fn sweep(
                 policy: sweep.policy,
                 unstored_same_filled: sweep.unstored_same_filled,
             };
-            let n = sweep.engines;
+            let n = sweep.workers;
             let report = match codec {
                 SweepCodec::Cannery {
                     mode,
@@ -158,7 +158,7 @@ pub fn simulate(
         format,
         level,
         folio: plan.folio.name().to_string(),
-        engines: plan.engines,
+        workers: plan.workers,
         policy: plan.policy.name().to_string(),
         pool_model: POOL_MODEL.to_string(),
         latency: LATENCY.to_string(),

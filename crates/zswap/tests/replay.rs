@@ -37,10 +37,10 @@ fn table() -> Table {
 }
 
 /// Cannery's software engine, canned with `t` at the fast level, for
-/// each engine: the compressing and the decompressing lanes.
-fn codecs(t: &Table, engines: usize) -> (Vec<Bound<Software>>, Vec<Bound<Software>>) {
+/// each worker: the compressing and the decompressing lanes.
+fn codecs(t: &Table, workers: usize) -> (Vec<Bound<Software>>, Vec<Bound<Software>>) {
     let lanes = || {
-        (0..engines)
+        (0..workers)
             .map(|_| Software::bound(Mode::Canned, Format::Iaa, Level::Fast, Some(t)).unwrap())
             .collect()
     };
@@ -154,7 +154,7 @@ fn the_report_round_trips_through_json_and_renders_one_row_per_run() {
         format: Some("iaa".into()),
         level: Some("fast".into()),
         folio: FolioSize::K16.name().into(),
-        engines: 1,
+        workers: 1,
         policy: Policy::StoreRaw.name().into(),
         pool_model: cannery_zswap::report::POOL_MODEL.into(),
         latency: cannery_zswap::report::LATENCY.into(),

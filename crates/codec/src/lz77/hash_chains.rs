@@ -302,9 +302,9 @@ impl MatchFinder {
             let link = self.prev16[i + 1];
             // An empty chain (common) is a literal: no walk to set up.
             if link != NIL {
-                let (len, dist) = self.longest_fast(i, link);
+                let (len, distance) = self.longest_fast(i, link);
                 if len >= MIN_MATCH {
-                    sink.copy(len as u16, dist as u16);
+                    sink.copy(len as u16, distance as u16);
                     i += len;
                     continue;
                 }

@@ -44,8 +44,8 @@ impl Costs {
     }
 
     #[inline]
-    fn distance(&self, d: usize) -> u32 {
-        self.dist[dist_symbol(d as u16) as usize] + dist_extra(d as u16).0 as u32
+    fn distance(&self, distance: usize) -> u32 {
+        self.dist[dist_symbol(distance as u16) as usize] + dist_extra(distance as u16).0 as u32
     }
 }
 
@@ -69,7 +69,7 @@ impl MatchFinder {
         }
         // The long match being skipped: where it ends, and its distance.
         let mut skip_end = 0;
-        let mut skip_dist = 0;
+        let mut skip_distance = 0;
         for i in 0..n {
             self.candidates.clear();
             let searched = i >= skip_end;
@@ -78,7 +78,7 @@ impl MatchFinder {
                 let best = self.bt_advance(i, max);
                 if searched && best >= BEST_NICE.min(max) {
                     skip_end = i + best;
-                    skip_dist = self.candidates.last().map_or(0, |c| c.1);
+                    skip_distance = self.candidates.last().map_or(0, |c| c.1);
                 }
             }
             let base = self.cost[i];
@@ -95,16 +95,16 @@ impl MatchFinder {
                 // at its full length only.
                 let rest = skip_end - i;
                 if rest >= MIN_MATCH {
-                    self.candidates.push((rest as u16, skip_dist));
+                    self.candidates.push((rest as u16, skip_distance));
                 }
-                for &(len, dist) in &self.candidates {
+                for &(len, distance) in &self.candidates {
                     let len = len as usize;
                     let c = base
-                        .saturating_add(costs.distance(dist as usize))
+                        .saturating_add(costs.distance(distance as usize))
                         .saturating_add(len_cost[len]);
                     if c < self.cost[i + len] {
                         self.cost[i + len] = c;
-                        self.step[i + len] = (len as u16, dist);
+                        self.step[i + len] = (len as u16, distance);
                     }
                 }
                 continue;
@@ -112,9 +112,9 @@ impl MatchFinder {
             // Every length of every candidate: lengths up to a candidate's
             // own that an earlier (nearer) candidate lacks.
             let mut from_len = MIN_MATCH;
-            for &(len, dist) in &self.candidates {
+            for &(len, distance) in &self.candidates {
                 let len = len as usize;
-                let dcost = base.saturating_add(costs.distance(dist as usize));
+                let dcost = base.saturating_add(costs.distance(distance as usize));
                 let m = len + 1 - from_len;
                 let cost = &mut self.cost[i + from_len..][..m];
                 let step = &mut self.step[i + from_len..][..m];
@@ -123,7 +123,7 @@ impl MatchFinder {
                     let c = dcost.saturating_add(lc[k]);
                     if c < cost[k] {
                         cost[k] = c;
-                        step[k] = ((from_len + k) as u16, dist);
+                        step[k] = ((from_len + k) as u16, distance);
                     }
                 }
                 from_len = len + 1;
@@ -133,14 +133,14 @@ impl MatchFinder {
         let mut i = n;
         let start = tokens.len();
         while i > 0 {
-            let (len, dist) = self.step[i];
-            if dist == 0 {
+            let (len, distance) = self.step[i];
+            if distance == 0 {
                 tokens.push(Token::Literal(self.buf[i - 1]));
                 i -= 1;
             } else {
                 tokens.push(Token::Match {
                     length: len,
-                    distance: dist,
+                    distance,
                 });
                 i -= len as usize;
             }

@@ -166,7 +166,7 @@ pub fn qpl_form(tokens: &[cannery_codec::Token], t: &Table) -> (Vec<u8>, usize) 
     (stream, body)
 }
 
-/// True on a batch engine's worker thread (engine 0 is the caller's thread).
+/// True on a batch worker thread (worker 0 is the caller's thread).
 pub fn on_worker() -> bool {
     std::thread::current()
         .name()

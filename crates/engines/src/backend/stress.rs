@@ -111,12 +111,12 @@ pub fn page(kind: Kind, rng: &mut Rng, base: Option<&[u8]>) -> Vec<u8> {
             }
         }
         Kind::FarRepeat => {
-            let dist = 4000 + rng.below(96);
-            for b in p.iter_mut().take(dist) {
+            let distance = 4000 + rng.below(96);
+            for b in p.iter_mut().take(distance) {
                 *b = rng.next_u64() as u8;
             }
-            for i in dist..N {
-                p[i] = p[i - dist];
+            for i in distance..N {
+                p[i] = p[i - distance];
             }
         }
         Kind::Words => {
@@ -181,7 +181,9 @@ mod tests {
         all.iter().for_each(|&b| seen[b as usize] = true);
         assert!(seen.iter().all(|&s| s));
         let far = page(Kind::FarRepeat, &mut Rng::new(3), None);
-        let dist = (4000..4096).find(|&d| far[d..] == far[..4096 - d]).unwrap();
-        assert!((4000..4096).contains(&dist));
+        let distance = (4000..4096)
+            .find(|&distance| far[distance..] == far[..4096 - distance])
+            .unwrap();
+        assert!((4000..4096).contains(&distance));
     }
 }

@@ -1,12 +1,12 @@
-//! The claim protocol: which engine does which unit of a call.
+//! The claim protocol: which worker does which unit of a call.
 //!
 //! How the work is split: dynamically, by claiming. Each call opens a new
 //! epoch on one shared claim counter, an `AtomicU64` holding the epoch and
-//! the range `lo..hi` of unclaimed units. The caller (engine 0) takes units
+//! the range `lo..hi` of unclaimed units. The caller (worker 0) takes units
 //! one at a time from the bottom of the range, workers from the top. Every
-//! engine reads its units (and, decompressing, writes its output slots) in
+//! worker reads its units (and, decompressing, writes its output slots) in
 //! the caller's memory through the call's loan (`loan.rs`), and a claim is
-//! what entitles an engine to touch unit `i` at all. A claim checks the
+//! what entitles a worker to touch unit `i` at all. A claim checks the
 //! epoch, so a worker that wakes late holding the lane of an older call
 //! claims nothing of the current one and just hands its lane back. Each
 //! lane lists the units it did in slot order; after the call an owner map
@@ -34,7 +34,7 @@ pub(super) fn opened(epoch: u64, n: usize) -> u64 {
     (epoch << EPOCH_SHIFT) | n as u64
 }
 
-/// What the engines of one batch object share: the claim counter, and
+/// What the workers of one batch object share: the claim counter, and
 /// where the loan of the call it counts lives (the caller's stack).
 pub(super) struct Board {
     claims: AtomicU64,
@@ -53,7 +53,7 @@ impl Board {
     /// now succeed, and a lane that made one may read `loan`
     /// ([`Ticket::loan`]). The caller keeps `loan` alive, and the call open,
     /// until every lane that may hold a claimed unit is home
-    /// (`Engines::call`).
+    /// (`Workers::call`).
     pub(super) fn open(&self, epoch: u64, n: usize, loan: &Loan) {
         self.loan.publish(loan);
         // Release: the loan's address before the units it lends.

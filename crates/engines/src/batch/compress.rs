@@ -1,4 +1,4 @@
-//! Batch compression: the compression lane (one engine's codec, the call's
+//! Batch compression: the compression lane (one worker's codec, the call's
 //! loan and output buffers), [`BatchCompressor`] and its results,
 //! [`CompressedBatch`].
 
@@ -6,14 +6,14 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::claim::{Board, Ticket};
-use super::engine::Engines;
 use super::loan::Loan;
 use super::seat::Lane;
+use super::worker::Workers;
 use super::{BatchError, Bound, UnitStatus};
 use crate::engine::{Engine, EngineError};
 use cannery_codec::constants::PAGE_SIZE;
 
-/// Compresses one unit as engine 0 and every worker do: the single code path.
+/// Compresses one unit as worker 0 and every other worker do: the single code path.
 #[inline]
 fn compress_unit<C: Engine + Send + 'static>(
     codec: &mut Bound<C>,
@@ -23,7 +23,7 @@ fn compress_unit<C: Engine + Send + 'static>(
     UnitStatus::from_result(codec.compress_page(unit, out))
 }
 
-/// One engine's codec and buffers for compression.
+/// One worker's codec and buffers for compression.
 struct CompressLane<C: Engine + Send + 'static> {
     codec: Bound<C>,
     ticket: Ticket,
@@ -45,7 +45,7 @@ impl<C: Engine + Send + 'static> CompressLane<C> {
         }
     }
 
-    /// Compresses unit `i` of the call into this lane's next slot (engine 0
+    /// Compresses unit `i` of the call into this lane's next slot (worker 0
     /// passes the caller's slice, a worker the loan's).
     #[inline]
     fn run(&mut self, i: usize, unit: &[u8]) {
@@ -70,47 +70,47 @@ impl<C: Engine + Send + 'static> Lane for CompressLane<C> {
     fn run_claimed(&mut self) {
         while let Some(i) = self.ticket.claim() {
             // SAFETY: this lane claimed unit `i` of its call, and that call
-            // waits for this lane before it ends (`Engines::call`).
+            // waits for this lane before it ends (`Workers::call`).
             let unit = unsafe { self.ticket.loan().unit(i) };
             self.run(i, unit);
         }
     }
 }
 
-/// Compresses batches of up to `batch_size` units on `engines` engines.
+/// Compresses batches of up to `batch_size` units on `workers` workers.
 pub struct BatchCompressor<C: Engine + Send + 'static> {
-    engines: Engines<CompressLane<C>>,
+    workers: Workers<CompressLane<C>>,
 }
 
 impl<C: Engine + Send + 'static> fmt::Debug for BatchCompressor<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BatchCompressor")
-            .field("batch_size", &self.engines.plan.batch_size)
-            .field("engines", &self.engines())
+            .field("batch_size", &self.workers.plan.batch_size)
+            .field("workers", &self.workers())
             .finish()
     }
 }
 
 impl<C: Engine + Send + 'static> BatchCompressor<C> {
-    /// A batch compressor with one engine per codec (the first runs on the
+    /// A batch compressor with one worker per codec (the first runs on the
     /// calling thread, each other one on its own worker thread, started
     /// here). Codecs beyond `batch_size` are dropped: they would never get
     /// a unit.
     pub fn new(batch_size: usize, codecs: Vec<Bound<C>>) -> Result<Self, BatchError> {
-        let engines = Engines::new(batch_size, codecs, |codec, board| {
+        let workers = Workers::new(batch_size, codecs, |codec, board| {
             CompressLane::new(codec, board, batch_size)
         })?;
-        Ok(BatchCompressor { engines })
+        Ok(BatchCompressor { workers })
     }
 
     /// Units per call at most.
     pub fn batch_size(&self) -> usize {
-        self.engines.plan.batch_size
+        self.workers.plan.batch_size
     }
 
-    /// Engines (the calling thread plus the workers).
-    pub fn engines(&self) -> usize {
-        self.engines.count()
+    /// Workers (the calling thread plus the worker threads).
+    pub fn workers(&self) -> usize {
+        self.workers.count()
     }
 
     /// Compresses up to `batch_size` units (each at most 4096 bytes) in one
@@ -119,11 +119,11 @@ impl<C: Engine + Send + 'static> BatchCompressor<C> {
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
-        self.engines.reclaim()?;
-        let (arr, n) = self.engines.plan.gather(units)?;
+        self.workers.reclaim()?;
+        let (arr, n) = self.workers.plan.gather(units)?;
         let units = &arr[..n];
         let loan = Loan::new(units, None);
-        self.engines
+        self.workers
             .call(n, &loan, |lane, i| lane.run(i, units[i]), |_, _| {})?;
         Ok(CompressedBatch { owner: self })
     }
@@ -149,7 +149,7 @@ impl<C: Engine + Send + 'static> fmt::Debug for CompressedBatch<'_, C> {
 impl<'a, C: Engine + Send + 'static> CompressedBatch<'a, C> {
     /// Units in the batch.
     pub fn len(&self) -> usize {
-        self.owner.engines.plan.len
+        self.owner.workers.plan.len
     }
 
     /// True for a call with no units.
@@ -159,16 +159,16 @@ impl<'a, C: Engine + Send + 'static> CompressedBatch<'a, C> {
 
     /// Unit `i`'s status. Panics if `i` is not below [`Self::len`].
     pub fn status(&self, i: usize) -> &'a UnitStatus<EngineError> {
-        let engines = &self.owner.engines;
-        let (e, s) = engines.plan.locate(i);
-        &engines.lane(e).status[s]
+        let workers = &self.owner.workers;
+        let (w, s) = workers.plan.locate(i);
+        &workers.lane(w).status[s]
     }
 
     /// Unit `i`'s compressed bytes, if it was compressed.
     pub fn data(&self, i: usize) -> Option<&'a [u8]> {
-        let engines = &self.owner.engines;
-        let (e, s) = engines.plan.locate(i);
-        let lane = engines.lane(e);
+        let workers = &self.owner.workers;
+        let (w, s) = workers.plan.locate(i);
+        let lane = workers.lane(w);
         match lane.status[s] {
             UnitStatus::Compressed(n) => Some(&lane.outs[s][..n]),
             _ => None,
@@ -221,7 +221,7 @@ mod tests {
         );
         assert_eq!(
             BatchCompressor::<Software>::new(8, Vec::new()).unwrap_err(),
-            BatchError::NoEngines
+            BatchError::NoWorkers
         );
         assert!(BatchCompressor::new(1, fixed_encoders(1)).is_ok());
         assert!(BatchCompressor::new(32, fixed_encoders(1)).is_ok());
@@ -230,12 +230,12 @@ mod tests {
     #[test]
     fn engines_are_capped_by_the_batch_size() {
         let b = BatchCompressor::new(2, fixed_encoders(4)).unwrap();
-        assert_eq!(b.engines(), 2);
+        assert_eq!(b.workers(), 2);
     }
 
     #[test]
     fn split_covers_every_unit_once() {
-        // 5 units on 3 engines, many times: however the claims fall, the
+        // 5 units on 3 workers, many times: however the claims fall, the
         // owner map names each unit exactly once and each result decodes to
         // its own unit.
         let pages: Vec<Vec<u8>> = (0..5u8).map(|i| vec![i; 100 + i as usize]).collect();
@@ -244,7 +244,7 @@ mod tests {
         for _ in 0..200 {
             let r = b.compress(pages.iter().map(|p| &p[..])).unwrap();
             assert_eq!(r.len(), 5);
-            let mut owners: Vec<(u8, u8)> = b.engines.plan.owner[..5].to_vec();
+            let mut owners: Vec<(u8, u8)> = b.workers.plan.owner[..5].to_vec();
             owners.sort_unstable();
             owners.dedup();
             assert_eq!(owners.len(), 5, "two units share a slot");

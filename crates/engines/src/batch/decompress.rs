@@ -1,4 +1,4 @@
-//! Batch decompression: the decompression lane (one engine's codec and the
+//! Batch decompression: the decompression lane (one worker's codec and the
 //! call's loan: its streams and the caller's 4 KiB output slots),
 //! [`BatchDecompressor`] and its results, [`DecompressedBatch`].
 //!
@@ -15,14 +15,14 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::claim::{Board, Ticket};
-use super::engine::Engines;
 use super::loan::Loan;
 use super::seat::Lane;
+use super::worker::Workers;
 use super::{BatchError, Bound};
 use crate::engine::{Engine, EngineError};
 use cannery_codec::constants::PAGE_SIZE;
 
-/// Decodes one stream as engine 0 and every worker do.
+/// Decodes one stream as worker 0 and every other worker do.
 #[inline]
 fn decompress_unit<D: Engine + Send + 'static>(
     codec: &mut Bound<D>,
@@ -32,7 +32,7 @@ fn decompress_unit<D: Engine + Send + 'static>(
     codec.decompress_page(data, out)
 }
 
-/// One engine's codec and buffers for decompression.
+/// One worker's codec and buffers for decompression.
 struct DecompressLane<D: Engine + Send + 'static> {
     codec: Bound<D>,
     ticket: Ticket,
@@ -103,7 +103,7 @@ impl<D: Engine + Send + 'static> Lane for DecompressLane<D> {
     fn run_claimed(&mut self) {
         while let Some(i) = self.ticket.claim() {
             // SAFETY: claimed under the call's epoch; the call waits for this
-            // lane before it ends (`Engines::call`), so its loan is alive.
+            // lane before it ends (`Workers::call`), so its loan is alive.
             unsafe {
                 let loan = self.ticket.loan();
                 self.run_on_own_page(loan, i);
@@ -112,38 +112,38 @@ impl<D: Engine + Send + 'static> Lane for DecompressLane<D> {
     }
 }
 
-/// Decompresses batches of up to `batch_size` streams on `engines` engines.
+/// Decompresses batches of up to `batch_size` streams on `workers` workers.
 pub struct BatchDecompressor<D: Engine + Send + 'static> {
-    engines: Engines<DecompressLane<D>>,
+    workers: Workers<DecompressLane<D>>,
 }
 
 impl<D: Engine + Send + 'static> fmt::Debug for BatchDecompressor<D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BatchDecompressor")
-            .field("batch_size", &self.engines.plan.batch_size)
-            .field("engines", &self.engines())
+            .field("batch_size", &self.workers.plan.batch_size)
+            .field("workers", &self.workers())
             .finish()
     }
 }
 
 impl<D: Engine + Send + 'static> BatchDecompressor<D> {
-    /// A batch decompressor with one engine per codec; see
+    /// A batch decompressor with one worker per codec; see
     /// [`BatchCompressor::new`](super::BatchCompressor::new).
     pub fn new(batch_size: usize, codecs: Vec<Bound<D>>) -> Result<Self, BatchError> {
-        let engines = Engines::new(batch_size, codecs, |codec, board| {
+        let workers = Workers::new(batch_size, codecs, |codec, board| {
             DecompressLane::new(codec, board, batch_size)
         })?;
-        Ok(BatchDecompressor { engines })
+        Ok(BatchDecompressor { workers })
     }
 
     /// Streams per call at most.
     pub fn batch_size(&self) -> usize {
-        self.engines.plan.batch_size
+        self.workers.plan.batch_size
     }
 
-    /// Engines (the calling thread plus the workers).
-    pub fn engines(&self) -> usize {
-        self.engines.count()
+    /// Workers (the calling thread plus the worker threads).
+    pub fn workers(&self) -> usize {
+        self.workers.count()
     }
 
     /// Decodes up to `batch_size` streams; stream `i` goes to
@@ -157,8 +157,8 @@ impl<D: Engine + Send + 'static> BatchDecompressor<D> {
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
-        self.engines.reclaim()?;
-        let (arr, n) = self.engines.plan.gather(streams)?;
+        self.workers.reclaim()?;
+        let (arr, n) = self.workers.plan.gather(streams)?;
         if out.len() < n * PAGE_SIZE {
             return Err(BatchError::OutputTooSmall {
                 units: n,
@@ -166,10 +166,10 @@ impl<D: Engine + Send + 'static> BatchDecompressor<D> {
             });
         }
         let streams = &arr[..n];
-        // Every engine, the caller too, writes its slots through the loan;
+        // Every worker, the caller too, writes its slots through the loan;
         // `out` is not touched again until the call has ended.
         let loan = Loan::new(streams, Some(out));
-        self.engines.call(
+        self.workers.call(
             n,
             &loan,
             // SAFETY: the caller claimed `i` from the bottom of the counter
@@ -196,7 +196,7 @@ impl<D: Engine + Send + 'static> fmt::Debug for DecompressedBatch<'_, D> {
 impl<'a, D: Engine + Send + 'static> DecompressedBatch<'a, D> {
     /// Streams in the batch.
     pub fn len(&self) -> usize {
-        self.owner.engines.plan.len
+        self.owner.workers.plan.len
     }
 
     /// True for a call with no streams.
@@ -207,9 +207,9 @@ impl<'a, D: Engine + Send + 'static> DecompressedBatch<'a, D> {
     /// Stream `i`'s result: bytes produced, or the decoder's error.
     /// Panics if `i` is not below [`Self::len`].
     pub fn status(&self, i: usize) -> Result<usize, &'a EngineError> {
-        let engines = &self.owner.engines;
-        let (e, s) = engines.plan.locate(i);
-        match &engines.lane(e).status[s] {
+        let workers = &self.owner.workers;
+        let (w, s) = workers.plan.locate(i);
+        match &workers.lane(w).status[s] {
             Ok(n) => Ok(*n),
             Err(err) => Err(err),
         }
@@ -287,8 +287,8 @@ mod tests {
 
     #[test]
     fn every_engine_decodes_into_the_callers_slots() {
-        for engines in [1, 2, 3] {
-            let mut b = BatchDecompressor::new(8, copies(engines)).unwrap();
+        for workers in [1, 2, 3] {
+            let mut b = BatchDecompressor::new(8, copies(workers)).unwrap();
             let mut out = vec![0u8; 8 * PAGE_SIZE];
             for round in 0..if cfg!(miri) { 6 } else { 200 } {
                 let n = 1 + round % 8;

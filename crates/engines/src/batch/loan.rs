@@ -3,12 +3,12 @@
 //! units in place and write the caller's pages themselves, instead of the
 //! caller copying units in and results out.
 //!
-//! Why it is sound is the engines' protocol, not this type: a lane touches
+//! Why it is sound is the workers' protocol, not this type: a lane touches
 //! unit `i` (and output slot `i`) only after claiming `i` under the call's
 //! epoch (`claim.rs`), each unit is claimed once, and a call does not end
 //! (returning, failing, or unwinding from a panic of the caller's codec)
-//! while a lane that may hold a claimed unit is away (`engine.rs`:
-//! `Engines::call`). The loan itself stays on the caller's stack; the
+//! while a lane that may hold a claimed unit is away (`worker.rs`:
+//! `Workers::call`). The loan itself stays on the caller's stack; the
 //! board (`claim.rs`) holds its address for the call, and a lane reads that
 //! address only after a successful claim, so never once the call has ended.
 //!
@@ -61,7 +61,7 @@ impl Loan {
     /// Unit `i`.
     ///
     /// # Safety
-    /// The call that made this loan has not ended, and this engine claimed
+    /// The call that made this loan has not ended, and this worker claimed
     /// unit `i` of it (or is the caller).
     #[inline]
     pub(super) unsafe fn unit<'a>(&self, i: usize) -> &'a [u8] {
@@ -75,15 +75,15 @@ impl Loan {
     /// Output slot `i` (4 KiB).
     ///
     /// # Safety
-    /// As [`Loan::unit`]; besides, only the engine that claimed `i` calls
+    /// As [`Loan::unit`]; besides, only the worker that claimed `i` calls
     /// this for `i`, once per call, so the slot is not aliased.
     #[inline]
     #[allow(clippy::mut_from_ref)]
     pub(super) unsafe fn out_slot<'a>(&self, i: usize) -> &'a mut [u8] {
         assert!(i < self.n && !self.out.is_null());
         // SAFETY: slot `i` lies inside the caller's `&mut [u8]` (checked in
-        // `new`), alive until the call ends; one engine writes it (the
-        // claimer), and the caller reads it only after that engine's lane
+        // `new`), alive until the call ends; one worker writes it (the
+        // claimer), and the caller reads it only after that worker's lane
         // is back.
         unsafe { std::slice::from_raw_parts_mut(self.out.add(i * PAGE_SIZE), PAGE_SIZE) }
     }

@@ -4,7 +4,7 @@
 //! to 32 pages at once).
 //!
 //! A [`BatchCompressor`] takes up to `batch_size` units (1..=32) in one call
-//! and spreads them over `engines`. Engine 0 is the calling thread; engines
+//! and spreads them over `workers`. Worker 0 is the calling thread; workers
 //! 1.. are persistent worker threads started once, each owning its own codec
 //! and its own buffers. Every unit gets its own [`UnitStatus`]: a compressed
 //! length, [`UnitStatus::Incompressible`] (the output would be 4096 bytes or
@@ -13,10 +13,10 @@
 //! does the same for compressed streams, decoding stream `i` into the `i`-th
 //! 4 KiB slot of the caller's buffer.
 //!
-//! The layers, one file each: `claim.rs` is the claim protocol (which engine
+//! The layers, one file each: `claim.rs` is the claim protocol (which worker
 //! does which unit of a call); `seat.rs` the `Lane` trait, a worker thread
-//! and the hand-off of its lane (one atomic state word); `engine.rs` the
-//! engines of one direction (the waiting, the owner map; it uses seats,
+//! and the hand-off of its lane (one atomic state word); `worker.rs` the
+//! workers of one direction (the waiting, the owner map; it uses seats,
 //! seats never use it); `compress.rs` and
 //! `decompress.rs` the two directions' lanes and public batch objects;
 //! `loan.rs` the call's units and output slots as the workers see them
@@ -26,23 +26,23 @@
 //! `decompress.rs` (a lane reading a unit and writing its slot through the
 //! loan), each block with its `SAFETY:` comment. Work is
 //! split dynamically by claiming: the caller takes units from the bottom of
-//! a shared counter, workers from the top; every engine reads the caller's
+//! a shared counter, workers from the top; every worker reads the caller's
 //! units in place and writes the caller's output slots (a decompressing
 //! worker through a page of its own, see `decompress.rs`); nothing is
 //! copied back by the caller.
 //!
-//! Words: an *engine* is one of the executors of a batch object (engine 0 is
-//! the calling thread, engine `k + 1` the worker thread `k`); a *lane* is an
-//! engine's codec and buffers; a *unit* is one page (or stream) of a call.
+//! Words: a *worker* is one of the executors of a batch object (worker 0 is
+//! the calling thread, worker `k + 1` the worker thread `k`); a *lane* is a
+//! worker's codec and buffers; a *unit* is one page (or stream) of a call.
 //!
 //! Batch size 1 is the plain single-page call: a call with one unit (or with
-//! no worker at home) stays with engine 0, the calling thread, which calls
+//! no worker at home) stays with worker 0, the calling thread, which calls
 //! [`Bound::compress_page`] directly on the caller's slice, with no
 //! copy, no claim counter and no thread hand-off.
 //!
 //! If a worker's codec panics, the worker thread dies and the call (or the
-//! next one) returns [`BatchError::EngineLost`]; from then on the batch
-//! object only returns that error. If engine 0's codec panics, the panic
+//! next one) returns [`BatchError::WorkerLost`]; from then on the batch
+//! object only returns that error. If worker 0's codec panics, the panic
 //! reaches the caller, once the workers' lanes are back (so no worker still
 //! uses the caller's memory).
 //!
@@ -70,9 +70,9 @@ use crate::engine::{Engine, EngineError};
 mod claim;
 mod compress;
 mod decompress;
-mod engine;
 mod loan;
 mod seat;
+mod worker;
 
 pub use compress::{BatchCompressor, CompressedBatch};
 pub use decompress::{BatchDecompressor, DecompressedBatch};
@@ -161,9 +161,9 @@ pub enum BatchError {
     /// The batch size is not in 1..=32.
     #[error("batch size {0} is out of range: it must be between 1 and 32")]
     BatchSize(usize),
-    /// No codec was given, so there is no engine.
+    /// No codec was given, so there is no worker.
     #[error("a batch needs at least one engine (no codec was given)")]
-    NoEngines,
+    NoWorkers,
     /// A call gave more units than the batch size.
     #[error("{given} units were given but the batch size is {batch_size}")]
     TooManyUnits {
@@ -185,5 +185,5 @@ pub enum BatchError {
     Spawn(String),
     /// A worker thread died (its codec panicked); the batch object is unusable.
     #[error("batch engine {0} stopped (its codec panicked); create a new batch object")]
-    EngineLost(usize),
+    WorkerLost(usize),
 }

@@ -19,7 +19,7 @@
 //!
 //! Not here: what a lane does with a unit (`compress.rs`, `decompress.rs`),
 //! which units it takes (`claim.rs`), when the caller waits for which
-//! worker (`engine.rs`).
+//! worker (`worker.rs`).
 
 #![allow(unsafe_code)]
 
@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use super::claim::{Ticket, EPOCH_MASK};
 
-/// One engine's codec and buffers, in either direction.
+/// One worker's codec and buffers, in either direction.
 pub(super) trait Lane: Send + 'static {
     fn ticket(&self) -> &Ticket;
     /// Forgets the last call's results: the lane now belongs to batch
@@ -99,7 +99,7 @@ pub(super) enum Presence {
 
 /// The calling side of a persistent worker thread: its seat, whether the
 /// lane is home as far as the caller knows, and the join handle.
-pub(super) struct Worker<L> {
+pub(super) struct WorkerThread<L> {
     seat: Arc<Seat<L>>,
     /// The caller has seen the lane home (an acquire load of HOME or
     /// SLEEPING) and has not lent it since.
@@ -107,12 +107,12 @@ pub(super) struct Worker<L> {
     handle: Option<JoinHandle<()>>,
 }
 
-impl<L: Lane> Worker<L> {
+impl<L: Lane> WorkerThread<L> {
     /// Starts worker `index` with `lane`, and waits for one round trip with
     /// an empty call (the lane's ticket has no units), so that the thread
     /// has started, and made the allocations std makes when a thread
     /// starts, before this returns rather than at some later time.
-    pub(super) fn spawn(index: usize, lane: L) -> Result<Worker<L>, String> {
+    pub(super) fn spawn(index: usize, lane: L) -> Result<WorkerThread<L>, String> {
         let seat = Arc::new(Seat {
             // Epoch 0: the claim counter's first value, with no units.
             state: AtomicU64::new(LENT),
@@ -123,7 +123,7 @@ impl<L: Lane> Worker<L> {
             .name(format!("cannery-batch-{index}"))
             .spawn(move || serve(&theirs))
             .map_err(|e| e.to_string())?;
-        let mut w = Worker {
+        let mut w = WorkerThread {
             seat,
             home: false,
             handle: Some(handle),
@@ -194,7 +194,7 @@ impl<L: Lane> Worker<L> {
     }
 }
 
-impl<L> Drop for Worker<L> {
+impl<L> Drop for WorkerThread<L> {
     fn drop(&mut self) {
         let Some(handle) = self.handle.take() else {
             return;
@@ -314,7 +314,10 @@ mod tests {
         }
     }
 
-    fn probe(panic_at: u64, slow_at: u64) -> (Worker<Probe>, Arc<AtomicUsize>, Arc<AtomicU64>) {
+    fn probe(
+        panic_at: u64,
+        slow_at: u64,
+    ) -> (WorkerThread<Probe>, Arc<AtomicUsize>, Arc<AtomicU64>) {
         let jobs = Arc::new(AtomicUsize::new(0));
         let epoch = Arc::new(AtomicU64::new(u64::MAX));
         let lane = Probe {
@@ -324,10 +327,10 @@ mod tests {
             panic_at,
             slow_at,
         };
-        (Worker::spawn(1, lane).unwrap(), jobs, epoch)
+        (WorkerThread::spawn(1, lane).unwrap(), jobs, epoch)
     }
 
-    fn wait_for(w: &mut Worker<Probe>, want: Presence) {
+    fn wait_for(w: &mut WorkerThread<Probe>, want: Presence) {
         let start = Instant::now();
         while w.poll() != want {
             assert!(

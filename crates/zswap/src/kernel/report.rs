@@ -7,10 +7,11 @@
 use std::fmt;
 
 use cannery_lab::tabular::{Align, Grid, Style};
-use cannery_lab::units::{kib, micros};
+use cannery_lab::units::kib;
 use serde::Serialize;
 
 use super::measure::{Measurement, Prediction, SameFilledRule};
+use crate::session_table::{session_grid, session_row, write_restored};
 
 /// One compressor on one workload.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -131,26 +132,25 @@ impl KernelReport {
     /// and its error (`*`: the row began on a shared pool), per-page times
     /// (µs) and the pages that came back different.
     fn rows_table(&self) -> Grid {
-        let mut g = Grid::new(&[
-            ("compressor", Align::Left),
-            ("workload", Align::Left),
-            ("pages", Align::Right),
-            ("stored", Align::Right),
-            ("stored raw", Align::Right),
-            ("rejected", Align::Right),
-            ("pool KiB", Align::Right),
-            ("ratio", Align::Right),
-            ("sim pool KiB", Align::Right),
-            ("sim error %", Align::Right),
-            ("page-out p50 µs", Align::Right),
-            ("page-out p99 µs", Align::Right),
-            ("swap-in p50 µs", Align::Right),
-            ("swap-in p99 µs", Align::Right),
-            ("differing pages", Align::Right),
-        ]);
+        let mut g = session_grid(
+            &[
+                ("compressor", Align::Left),
+                ("workload", Align::Left),
+                ("pages", Align::Right),
+                ("stored", Align::Right),
+                ("stored raw", Align::Right),
+                ("rejected", Align::Right),
+                ("pool KiB", Align::Right),
+                ("ratio", Align::Right),
+                ("sim pool KiB", Align::Right),
+                ("sim error %", Align::Right),
+            ],
+            "page-out",
+            "swap-in",
+        );
         for r in &self.rows {
             let m = &r.measured;
-            g.row(vec![
+            let leading = vec![
                 r.compressor.clone(),
                 r.workload.clone(),
                 m.pages.to_string(),
@@ -165,12 +165,14 @@ impl KernelReport {
                 r.pool_error.map_or("-".into(), |e| {
                     format!("{:+.2}{}", e * 100.0, if r.shared_pool { "*" } else { "" })
                 }),
-                micros(m.pageout_p50_ns),
-                micros(m.pageout_p99_ns),
-                micros(m.swapin_p50_ns),
-                micros(m.swapin_p99_ns),
-                m.mismatches.to_string(),
-            ]);
+            ];
+            let times = [
+                m.pageout_p50_ns,
+                m.pageout_p99_ns,
+                m.swapin_p50_ns,
+                m.swapin_p99_ns,
+            ];
+            session_row(&mut g, leading, times, m.mismatches);
         }
         g
     }
@@ -242,13 +244,7 @@ impl fmt::Display for KernelReport {
                 "* {shared} rows began with other processes' pages in zswap (their zspages can take ours): left out of the worst error"
             )?;
         }
-        for s in &self.settings_restored {
-            writeln!(f, "restored: {s}")?;
-        }
-        for s in &self.restore_failures {
-            writeln!(f, "NOT RESTORED: {s}")?;
-        }
-        Ok(())
+        write_restored(f, &self.settings_restored, &self.restore_failures)
     }
 }
 

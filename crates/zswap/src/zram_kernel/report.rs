@@ -7,11 +7,12 @@
 use std::fmt;
 
 use cannery_lab::tabular::{Align, Grid, Style};
-use cannery_lab::units::{kib, micros};
+use cannery_lab::units::kib;
 use cannery_machine::MmStat;
 use serde::Serialize;
 
 use super::model::ZramPrediction;
+use crate::session_table::{session_grid, session_row, write_restored};
 
 /// One workload under one compressor, with or without its dictionary.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -144,28 +145,27 @@ impl ZramReport {
     }
 
     fn rows_table(&self) -> Grid {
-        let mut g = Grid::new(&[
-            ("workload", Align::Left),
-            ("compressor", Align::Left),
-            ("pages", Align::Right),
-            ("same", Align::Right),
-            ("huge", Align::Right),
-            ("data KiB", Align::Right),
-            ("memory KiB", Align::Right),
-            ("data ratio", Align::Right),
-            ("memory ratio", Align::Right),
-            ("dict Δ %", Align::Right),
-            ("model data Δ %", Align::Right),
-            ("model memory Δ %", Align::Right),
-            ("write p50 µs", Align::Right),
-            ("write p99 µs", Align::Right),
-            ("read p50 µs", Align::Right),
-            ("read p99 µs", Align::Right),
-            ("differing pages", Align::Right),
-        ]);
+        let mut g = session_grid(
+            &[
+                ("workload", Align::Left),
+                ("compressor", Align::Left),
+                ("pages", Align::Right),
+                ("same", Align::Right),
+                ("huge", Align::Right),
+                ("data KiB", Align::Right),
+                ("memory KiB", Align::Right),
+                ("data ratio", Align::Right),
+                ("memory ratio", Align::Right),
+                ("dict Δ %", Align::Right),
+                ("model data Δ %", Align::Right),
+                ("model memory Δ %", Align::Right),
+            ],
+            "write",
+            "read",
+        );
         for r in &self.rows {
             let m = &r.mm_stat;
-            g.row(vec![
+            let leading = vec![
                 r.workload.clone(),
                 r.mode(),
                 r.pages.to_string(),
@@ -179,12 +179,9 @@ impl ZramReport {
                     .map_or("-".into(), |c| format!("{:+.2}", c * 100.0)),
                 pct(r.model_data_error),
                 pct(r.model_mem_error),
-                micros(r.write_p50_ns),
-                micros(r.write_p99_ns),
-                micros(r.read_p50_ns),
-                micros(r.read_p99_ns),
-                r.mismatches.to_string(),
-            ]);
+            ];
+            let times = [r.write_p50_ns, r.write_p99_ns, r.read_p50_ns, r.read_p99_ns];
+            session_row(&mut g, leading, times, r.mismatches);
         }
         g
     }
@@ -217,13 +214,7 @@ impl fmt::Display for ZramReport {
             "{compared} pages read back and compared, {} different",
             self.mismatches()
         )?;
-        for s in &self.settings_restored {
-            writeln!(f, "restored: {s}")?;
-        }
-        for s in &self.restore_failures {
-            writeln!(f, "NOT RESTORED: {s}")?;
-        }
-        Ok(())
+        write_restored(f, &self.settings_restored, &self.restore_failures)
     }
 }
 

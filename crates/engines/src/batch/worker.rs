@@ -1,5 +1,5 @@
-//! The engines of one direction: engine 0's lane on the calling thread,
-//! the workers (`seat.rs`), and the owner map that says where each unit's
+//! The workers of one direction: worker 0's lane on the calling thread,
+//! the worker threads (`seat.rs`), and the owner map that says where each unit's
 //! result lives.
 //!
 //! The caller never waits for a worker that did nothing: if it claimed every
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::claim::{Board, Turn, EPOCH_MASK};
 use super::loan::Loan;
-use super::seat::{Lane, Presence, Worker};
+use super::seat::{Lane, Presence, WorkerThread};
 use super::{BatchError, MAX_BATCH_SIZE};
 
 /// How long the caller polls for the lanes it waits on before it yields
@@ -27,12 +27,12 @@ use super::{BatchError, MAX_BATCH_SIZE};
 /// is about one unit's time.
 const CALLER_SPIN: Duration = Duration::from_micros(100);
 
-/// Batch size, the owner map of the last call, and whether an engine died.
+/// Batch size, the owner map of the last call, and whether a worker died.
 pub(super) struct Plan {
     pub(super) batch_size: usize,
     /// Units in the last successful call.
     pub(super) len: usize,
-    /// Where each unit of the last call lives: (engine, slot in its lane).
+    /// Where each unit of the last call lives: (worker, slot in its lane).
     pub(super) owner: [(u8, u8); MAX_BATCH_SIZE],
     /// Set once a worker has died.
     lost: Option<usize>,
@@ -44,17 +44,17 @@ impl Plan {
             return Err(BatchError::BatchSize(batch_size));
         }
         if codecs == 0 {
-            return Err(BatchError::NoEngines);
+            return Err(BatchError::NoWorkers);
         }
-        // Engines beyond the batch size would never get a unit.
-        let engines = codecs.min(batch_size);
+        // Workers beyond the batch size would never get a unit.
+        let workers = codecs.min(batch_size);
         let plan = Plan {
             batch_size,
             len: 0,
             owner: [(0, 0); MAX_BATCH_SIZE],
             lost: None,
         };
-        Ok((plan, engines))
+        Ok((plan, workers))
     }
 
     /// Gathers the units of a call on the stack, checking the count.
@@ -81,33 +81,33 @@ impl Plan {
         Ok((arr, n))
     }
 
-    /// Where unit `i` of the last call lives: (engine, slot).
+    /// Where unit `i` of the last call lives: (worker, slot).
     #[inline]
     pub(super) fn locate(&self, i: usize) -> (usize, usize) {
         assert!(i < self.len, "unit {i} of a batch of {}", self.len);
-        let (e, s) = self.owner[i];
-        (e as usize, s as usize)
+        let (w, s) = self.owner[i];
+        (w as usize, s as usize)
     }
 }
 
-/// The engines of one direction: the caller's lane, the workers, the shared
+/// The workers of one direction: the caller's lane, the worker threads, the shared
 /// claim counter, and the plan.
-pub(super) struct Engines<L> {
+pub(super) struct Workers<L> {
     pub(super) plan: Plan,
     /// The claim counter and the call's loan, shared with every lane.
     board: Arc<Board>,
     /// The epoch of the last call that gave workers a batch.
     epoch: u64,
-    /// Engine 0: the calling thread's lane.
+    /// Worker 0: the calling thread's lane.
     pub(super) local: L,
-    /// Worker `k` is engine `k + 1`.
-    workers: Vec<Worker<L>>,
-    /// Bit `k`: worker `k` was handed this call's batch and has not given
+    /// Thread `k` is worker `k + 1`.
+    threads: Vec<WorkerThread<L>>,
+    /// Bit `k`: thread `k` was handed this call's batch and has not given
     /// the lane back yet.
     out: u32,
 }
 
-// Engines are capped by the batch size, so every worker has a bit in `out`.
+// Workers are capped by the batch size, so every worker has a bit in `out`.
 const _: () = assert!(MAX_BATCH_SIZE - 1 <= u32::BITS as usize);
 
 /// Enters the units a returned worker lane did into the owner map and hands
@@ -115,64 +115,66 @@ const _: () = assert!(MAX_BATCH_SIZE - 1 <= u32::BITS as usize);
 fn record<L: Lane>(
     plan: &mut Plan,
     epoch: u64,
-    engine: usize,
+    worker: usize,
     lane: &L,
     collected: &mut impl FnMut(usize, &L),
 ) -> usize {
     let t = lane.ticket();
     debug_assert_eq!(t.epoch, epoch, "a lane staged for another call");
     for (slot, &i) in t.done.iter().enumerate() {
-        plan.owner[i as usize] = (engine as u8, slot as u8);
+        plan.owner[i as usize] = (worker as u8, slot as u8);
     }
-    collected(engine, lane);
+    collected(worker, lane);
     t.done.len()
 }
 
-impl<L: Lane> Engines<L> {
-    /// One engine per codec, capped by the batch size; `lane` builds a lane.
+impl<L: Lane> Workers<L> {
+    /// One worker per codec, capped by the batch size; `lane` builds a lane.
     pub(super) fn new<C>(
         batch_size: usize,
         codecs: Vec<C>,
         lane: impl Fn(C, Arc<Board>) -> L,
-    ) -> Result<Engines<L>, BatchError> {
-        let (plan, engines) = Plan::new(batch_size, codecs.len())?;
+    ) -> Result<Workers<L>, BatchError> {
+        let (plan, count) = Plan::new(batch_size, codecs.len())?;
         let board = Arc::new(Board::new());
-        let mut codecs = codecs.into_iter().take(engines);
-        let first = codecs.next().ok_or(BatchError::NoEngines)?;
+        let mut codecs = codecs.into_iter().take(count);
+        let first = codecs.next().ok_or(BatchError::NoWorkers)?;
         let local = lane(first, board.clone());
-        let mut workers = Vec::with_capacity(engines - 1);
+        let mut threads = Vec::with_capacity(count - 1);
         for (k, codec) in codecs.enumerate() {
-            workers
-                .push(Worker::spawn(k + 1, lane(codec, board.clone())).map_err(BatchError::Spawn)?);
+            threads.push(
+                WorkerThread::spawn(k + 1, lane(codec, board.clone()))
+                    .map_err(BatchError::Spawn)?,
+            );
         }
-        Ok(Engines {
+        Ok(Workers {
             plan,
             board,
             epoch: 0,
             local,
-            workers,
+            threads,
             out: 0,
         })
     }
 
     pub(super) fn count(&self) -> usize {
-        1 + self.workers.len()
+        1 + self.threads.len()
     }
 
-    /// Marks the batch object unusable: engine `e` died.
-    fn lose(&mut self, e: usize) -> BatchError {
-        self.plan.lost = Some(e);
-        BatchError::EngineLost(e)
+    /// Marks the batch object unusable: worker `w` died.
+    fn lose(&mut self, w: usize) -> BatchError {
+        self.plan.lost = Some(w);
+        BatchError::WorkerLost(w)
     }
 
     /// Takes back, without waiting, lanes that workers have returned since
     /// they were last used; fails if a worker died.
     pub(super) fn reclaim(&mut self) -> Result<(), BatchError> {
-        if let Some(e) = self.plan.lost {
-            return Err(BatchError::EngineLost(e));
+        if let Some(w) = self.plan.lost {
+            return Err(BatchError::WorkerLost(w));
         }
-        for k in 0..self.workers.len() {
-            if self.workers[k].poll() == Presence::Dead {
+        for k in 0..self.threads.len() {
+            if self.threads[k].poll() == Presence::Dead {
                 return Err(self.lose(k + 1));
             }
         }
@@ -182,11 +184,11 @@ impl<L: Lane> Engines<L> {
     /// One call: hands the loan to the workers at home, lets the caller
     /// claim units from the bottom and do each with `mine` (its lane and
     /// the unit's index), then waits for the lanes holding the units
-    /// workers claimed, passing each to `collected` with its engine number.
+    /// workers claimed, passing each to `collected` with its worker number.
     ///
     /// The loan's soundness rests here: whether the call returns, fails or
     /// unwinds from a panic in `mine`, no lane that may hold a claimed unit
-    /// is still away when this returns ([`Engines::drain`]).
+    /// is still away when this returns ([`Workers::drain`]).
     pub(super) fn call(
         &mut self,
         n: usize,
@@ -217,7 +219,7 @@ impl<L: Lane> Engines<L> {
     fn begin(&mut self, n: usize, loan: &Loan) -> Result<Turn, BatchError> {
         self.plan.len = 0;
         self.out = 0;
-        let shared = n > 1 && self.workers.iter().any(|w| w.lane().is_some());
+        let shared = n > 1 && self.threads.iter().any(|w| w.lane().is_some());
         if shared {
             self.epoch = (self.epoch + 1) & EPOCH_MASK;
             self.board.open(self.epoch, n, loan);
@@ -233,11 +235,11 @@ impl<L: Lane> Engines<L> {
             return Ok(turn);
         }
         let mut helpers = 0;
-        for k in 0..self.workers.len() {
+        for k in 0..self.threads.len() {
             if helpers == n - 1 {
                 break;
             }
-            let w = &mut self.workers[k];
+            let w = &mut self.threads[k];
             if w.lane().is_none() {
                 continue;
             }
@@ -255,7 +257,7 @@ impl<L: Lane> Engines<L> {
     /// Ends a call once the caller can claim no more units: records the
     /// caller's units, then waits for the lanes holding the units workers
     /// claimed (and only those), passing each to `collected` with its
-    /// engine number. If the caller did every unit, nothing is waited for.
+    /// worker number. If the caller did every unit, nothing is waited for.
     /// If a worker died, the other lanes still away are waited for before
     /// the error returns.
     fn finish(
@@ -263,10 +265,10 @@ impl<L: Lane> Engines<L> {
         turn: Turn,
         mut collected: impl FnMut(usize, &L),
     ) -> Result<(), BatchError> {
-        let Engines {
+        let Workers {
             plan,
             local,
-            workers,
+            threads,
             out,
             ..
         } = self;
@@ -279,7 +281,7 @@ impl<L: Lane> Engines<L> {
         let mut lost = None;
         let mut start = None;
         'wait: while missing > 0 {
-            for (k, w) in workers.iter_mut().enumerate() {
+            for (k, w) in threads.iter_mut().enumerate() {
                 if *out & (1 << k) == 0 {
                     continue;
                 }
@@ -308,8 +310,8 @@ impl<L: Lane> Engines<L> {
                 std::thread::yield_now();
             }
         }
-        if let Some(e) = lost {
-            let e = self.lose(e);
+        if let Some(w) = lost {
+            let e = self.lose(w);
             self.drain();
             return Err(e);
         }
@@ -324,9 +326,9 @@ impl<L: Lane> Engines<L> {
     /// results are not recorded.
     fn drain(&mut self) {
         self.board.close(self.epoch);
-        for k in 0..self.workers.len() {
+        for k in 0..self.threads.len() {
             if self.out & (1 << k) != 0 {
-                while self.workers[k].poll() == Presence::Out {
+                while self.threads[k].poll() == Presence::Out {
                     std::thread::yield_now();
                 }
             }
@@ -334,11 +336,11 @@ impl<L: Lane> Engines<L> {
         self.out = 0;
     }
 
-    pub(super) fn lane(&self, engine: usize) -> &L {
-        if engine == 0 {
+    pub(super) fn lane(&self, worker: usize) -> &L {
+        if worker == 0 {
             &self.local
         } else {
-            self.workers[engine - 1]
+            self.threads[worker - 1]
                 .lane()
                 .expect("lanes that did units of the last call are home")
         }

@@ -1,5 +1,5 @@
-//! The batch path when an engine dies: a worker whose codec panics makes
-//! the batch object return a typed error (`EngineLost`) instead of hanging,
+//! The batch path when a worker dies: a worker thread whose codec panics makes
+//! the batch object return a typed error (`WorkerLost`) instead of hanging,
 //! on compression and on decompression, and the object stays unusable with
 //! that same error. The rest of the batch tests are in `batch.rs`.
 
@@ -24,7 +24,7 @@ struct PanickyState {
 }
 
 /// An engine whose workers panic on units starting with 0xFF. Which
-/// engine claims which unit depends on timing, so engine 0 (which must not
+/// worker claims which unit depends on timing, so worker 0 (which must not
 /// panic: its panic would reach the test) waits on 0xFF units until a worker
 /// has panicked, and on other units until a worker has done a unit: a worker
 /// always takes part, and always meets a 0xFF unit of a call made of them.
@@ -52,10 +52,10 @@ fn panicky(st: Arc<PanickyState>) -> Bound<impl Engine + Send + 'static> {
 }
 
 #[test]
-fn a_dead_engine_is_a_typed_error_not_a_hang() {
-    for engines in [2, 3] {
+fn a_dead_worker_is_a_typed_error_not_a_hang() {
+    for workers in [2, 3] {
         let st = Arc::new(PanickyState::default());
-        let codecs = (0..engines).map(|_| panicky(st.clone())).collect();
+        let codecs = (0..workers).map(|_| panicky(st.clone())).collect();
         let mut b = BatchCompressor::new(4, codecs).unwrap();
         let ok = [1u8; 8];
         let bad = [0xFFu8; 8];
@@ -63,7 +63,7 @@ fn a_dead_engine_is_a_typed_error_not_a_hang() {
         // A worker claims at least one of these units and dies on it.
         let e = b.compress([&bad[..], &bad, &bad, &bad]).unwrap_err();
         assert!(
-            matches!(e, BatchError::EngineLost(k) if (1..engines).contains(&k)),
+            matches!(e, BatchError::WorkerLost(k) if (1..workers).contains(&k)),
             "{e:?}"
         );
         // The batch object stays unusable, with the same error.
@@ -73,7 +73,7 @@ fn a_dead_engine_is_a_typed_error_not_a_hang() {
     }
 }
 
-/// An engine whose workers panic (decompressing) on every stream; once armed, engine 0
+/// An engine whose workers panic (decompressing) on every stream; once armed, worker 0
 /// waits for that before it decodes, so a worker always claims a stream and
 /// dies.
 fn panicky_decoder(st: Arc<PanickyState>) -> Bound<impl Engine + Send + 'static> {
@@ -95,17 +95,17 @@ fn panicky_decoder(st: Arc<PanickyState>) -> Bound<impl Engine + Send + 'static>
 }
 
 #[test]
-fn a_dead_decompression_engine_is_a_typed_error_not_a_hang() {
+fn a_dead_decompression_worker_is_a_typed_error_not_a_hang() {
     let st = Arc::new(PanickyState::default());
     let codecs = (0..2).map(|_| panicky_decoder(st.clone())).collect();
     let mut d = BatchDecompressor::new(4, codecs).unwrap();
     let mut out = vec![0u8; 4 * PAGE_SIZE];
-    // One stream stays with engine 0: no worker is involved.
+    // One stream stays with worker 0: no worker is involved.
     let one: [&[u8]; 1] = [&[3, 0]];
     assert_eq!(d.decompress(one, &mut out).unwrap().status(0), Ok(0));
-    st.worker_units.store(1, SeqCst); // arm engine 0's wait
+    st.worker_units.store(1, SeqCst); // arm worker 0's wait
     let streams: [&[u8]; 3] = [&[3, 0], &[3, 0], &[3, 0]];
     let e = d.decompress(streams, &mut out).unwrap_err();
-    assert_eq!(e, BatchError::EngineLost(1));
+    assert_eq!(e, BatchError::WorkerLost(1));
     assert_eq!(d.decompress(streams, &mut out).unwrap_err(), e);
 }
