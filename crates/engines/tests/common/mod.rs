@@ -9,9 +9,10 @@ mod codec_common;
 
 pub use codec_common::*;
 
-use cannery_codec::{Format, Level, Mode, Outcome, Table};
+use cannery_codec::{Format, Level, Mode, Table};
 use cannery_engines::backend::software::Software;
-use cannery_engines::{Bound, Capabilities, Engine, EngineError};
+use cannery_engines::backend::tampered::{Step, Tampered};
+use cannery_engines::{Bound, EngineError};
 
 /// Cannery's software engine in `format` at `level`, bound to `mode` with
 /// the kernel's 2024 table, or `None` if the table does not fit that mode.
@@ -22,54 +23,24 @@ pub fn software(mode: Mode, format: Format, level: Level) -> Option<Bound<Softwa
     Some(Bound::new(s, mode, Some(&t)))
 }
 
-/// A test engine: `hook` runs on every unit or stream first (it may sleep,
-/// wait, panic or refuse), then cannery's software engine does the work.
-/// Every engine of the batch tests is one of these.
-pub struct Hooked<F> {
-    /// The engine doing the work.
-    pub inner: Software,
-    /// What runs first.
-    pub hook: F,
-}
-
-/// `hook` before cannery's software engine in `format` at `level`, bound to
-/// `mode` with the kernel's 2024 table.
-pub fn hooked<F>(mode: Mode, format: Format, level: Level, hook: F) -> Bound<Hooked<F>>
+/// `hook` on every unit or stream first (it may sleep, wait, panic or
+/// refuse), then cannery's software engine in `format` at `level`, bound to
+/// `mode` with the kernel's 2024 table: every engine of the batch tests is
+/// one of these ([`Tampered`] shown only each input).
+pub fn hooked<F>(
+    mode: Mode,
+    format: Format,
+    level: Level,
+    mut hook: F,
+) -> Bound<Tampered<Software, impl FnMut(Step<'_>) -> Result<(), EngineError>>>
 where
     F: FnMut(&[u8]) -> Result<(), EngineError>,
 {
     let inner = Software::with_format(level, format);
-    Bound::new(Hooked { inner, hook }, mode, Some(&Table::kernel_2024()))
-}
-
-impl<F: FnMut(&[u8]) -> Result<(), EngineError>> Engine for Hooked<F> {
-    fn name(&self) -> &'static str {
-        "hooked"
-    }
-
-    fn capabilities(&self) -> &Capabilities {
-        self.inner.capabilities()
-    }
-
-    fn compress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        page: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<Outcome, EngineError> {
-        (self.hook)(page)?;
-        self.inner.compress(mode, table, page, out)
-    }
-
-    fn decompress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, EngineError> {
-        (self.hook)(data)?;
-        self.inner.decompress(mode, table, data, out)
-    }
+    let tamper = move |step: Step<'_>| match step {
+        Step::Input(bytes) => hook(bytes),
+        _ => Ok(()),
+    };
+    let engine = Tampered::new(inner, "hooked", tamper);
+    Bound::new(engine, mode, Some(&Table::kernel_2024()))
 }
