@@ -3,7 +3,7 @@
 //! Thin PyO3 bindings over the workspace crates: every computation (LZ77,
 //! Huffman codes, training, corpus reading, export) happens in those crates;
 //! this crate converts arguments, releases the GIL around heavy calls and
-//! maps errors onto the exception hierarchy in [`errors`]. The public Python
+//! maps errors onto the exception hierarchy in `errors`. The public Python
 //! API is `cannery/__init__.py`, which re-exports from here; the type stubs
 //! are `cannery/_native.pyi`.
 

@@ -7,6 +7,9 @@
 //! uv's `uv-cli`).
 
 #![warn(missing_docs)]
+// The doc comments are the help users read (`[286]` is an array length
+// there, not a link).
+#![allow(rustdoc::broken_intra_doc_links)]
 #![forbid(unsafe_code)]
 
 pub mod backends;

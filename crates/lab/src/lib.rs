@@ -7,7 +7,7 @@
 //! [`eval_corpus`] (a corpus against given tables) and [`fleet`]
 //! (per-workload and fleet training of a corpus, then its evaluation) →
 //! [`report`] (the serializable report) → [`render`] (its text and markdown);
-//! [`bench`] times cannery's modes and the peer compressors page by page
+//! [`bench`](mod@bench) times cannery's modes and the peer compressors page by page
 //! (`cannery bench`); [`mode_key`] names a measured mode;
 //! [`histogram_files`] reads and merges histogram files and trains a table
 //! from them; [`table_file`] loads a table argument (a file or a built-in) and

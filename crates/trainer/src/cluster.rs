@@ -10,7 +10,7 @@
 //! page to its cheapest table (ties to the lower index), rebuild each table
 //! from its pages' summed counts, until no page moves (at most
 //! [`MAX_ITERATIONS`]). The held-out gain of best-of-K is measured by
-//! [`crate::evaluate`], not here.
+//! `cannery_lab::evaluate`, not here.
 
 use rayon::prelude::*;
 

@@ -84,8 +84,8 @@ impl CorpusSource {
         Ok(CorpusSource { name, workloads })
     }
 
-    /// The workloads as [`crate::fleet::train_corpus`] and
-    /// [`crate::eval_corpus::eval_corpus`] take them.
+    /// The workloads as `cannery_lab::fleet::train_corpus` and
+    /// `cannery_lab::eval_corpus::eval_corpus` take them.
     pub fn workloads(&self) -> Vec<Workload<'_>> {
         self.workloads
             .iter()

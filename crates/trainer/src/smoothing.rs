@@ -14,7 +14,7 @@
 //!   pages); symbols that table leaves uncoded get the prior of its longest code.
 //!
 //! Weights are integers (counts scaled by [`SCALE`]) so that code
-//! construction stays exact and deterministic. [`evaluate_smoothings`]
+//! construction stays exact and deterministic. [`crate::train::evaluate_smoothings`]
 //! measures held-out bits per page for each candidate; the default
 //! ([`Smoothing::DEFAULT`]) was chosen that way (see `DEFAULT`'s note).
 //! Code lengths themselves are built in [`crate::code_lengths`].

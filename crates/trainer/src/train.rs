@@ -7,7 +7,7 @@
 //! (integer sums, a stable package-merge), so the same pages in any order on
 //! any number of threads give identical table bytes. No creation time is
 //! written (it would break that); callers may add one. Evaluation against
-//! other codecs is [`crate::evaluate`]; clustering is [`crate::cluster`].
+//! other codecs is `cannery_lab::evaluate`; clustering is [`crate::cluster`].
 
 use cannery_codec::table::rules::Rule;
 use cannery_codec::table::HeaderForm;

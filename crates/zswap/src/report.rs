@@ -2,7 +2,7 @@
 //! [`crate::replay::run`] returns) and [`Report`] (the settings of a sweep
 //! and its runs), both serde-serializable, and the report's text rendering
 //! (`Display`) as `cannery zswap-sim` prints it: settings lines, then one
-//! row per run ([`Report::runs_table`]; times in µs, pool sizes in KiB).
+//! row per run (`Report::runs_table`; times in µs, pool sizes in KiB).
 //!
 //! Pure data and string building: nothing here runs a codec or prints.
 

@@ -6,7 +6,7 @@
 //! reads outside the input or writes outside the caller's output buffer, and
 //! no more than the buffer's length is produced. The canned decoder runs a
 //! fast loop (`fast.rs`) for the bulk of a page and the reference loop
-//! ([`decode_tokens`]) for the rest; the reference alone gives the same
+//! (`decode_tokens`) for the rest; the reference alone gives the same
 //! results ([`CannedDecoder::decompress_reference`]). Both decoders can also
 //! return the [`Token`]s of a stream instead of bytes (for inspection and
 //! bit-exact re-encoding). Encoding is in [`crate::encode`].

@@ -25,7 +25,7 @@
 //! This module does not pick a "best" backend, retry, or run anything in
 //! parallel; many pages at once go through [`crate::batch`] (with
 //! [`crate::batch::Bound`]). The checks `cannery validate` runs over these backends
-//! are in [`check`]; what this build and machine offer is [`survey`];
+//! are in [`check`]; what this build and machine offer is [`survey`](mod@survey);
 //! [`tampered`] is the deliberately faulty engine the tests use.
 
 pub mod check;

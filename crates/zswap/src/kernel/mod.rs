@@ -9,7 +9,7 @@
 //!   `/proc/crypto`, `/proc/swaps` (below a root, so tests use a fake
 //!   tree), and the restore guard through which every setting changed is
 //!   put back (and journaled for `cannery restore`).
-//! - [`measure`]: one measurement, and the simulator's [`measure::predict`].
+//! - [`measure`](mod@measure): one measurement, and the simulator's [`measure::predict`].
 //! - [`session`]: what is missing ([`session::preflight`]), the setup, and
 //!   the loop over compressors and workloads.
 //! - [`report`]: the serializable report and its text table.

@@ -2,7 +2,7 @@
 //! machine up when asked (`--setup`: zswap enabled, `vm.page-cluster` 0 so
 //! each fault swaps in one page, a temporary swap file when the free swap
 //! is short), then for each compressor (set through the guard) and each
-//! workload, one [`measure`] and, on request, the simulator's [`predict`].
+//! workload, one [`measure`](fn@super::measure) and, on request, the simulator's [`predict`].
 //! Every change goes through one [`Restore`] guard and is undone before the
 //! report is returned, whether the session finished, failed or was
 //! interrupted.

@@ -8,7 +8,7 @@
 //! requested mode no chosen pair speaks becomes one skipped placeholder
 //! cell. Failures are handed to the caller as [`FailureCase`]s (page,
 //! stream, who failed and how), so it can write reproducers; this module
-//! writes no files and prints nothing ([`super::render`] turns cells into text).
+//! writes no files and prints nothing (`cannery_lab::engine_reports` turns cells into text).
 
 use std::collections::BTreeMap;
 

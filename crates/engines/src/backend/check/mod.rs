@@ -3,7 +3,7 @@
 //! with its counts and verdict ([`matrix`]; its text is
 //! `cannery_lab::engine_reports`'),
 //! `cannery validate`'s whole report ([`report`]), `cannery fuzz`'s
-//! batched run over generated pages ([`fuzz`]), and what the machine
+//! batched run over generated pages ([`fuzz`](mod@fuzz)), and what the machine
 //! says about IAA and QAT devices ([`devices`]). Which
 //! tables a backend accepts comes from its capabilities and
 //! [`cannery_codec::table::rules`]; nothing here decides it by backend name, prints,
