@@ -12,7 +12,9 @@
 use super::layout::{is_skipped_name, workload_name, Workload};
 use super::reader::is_raw_pages;
 use crate::error::{Error, ErrorKind, Result};
+use std::collections::HashMap;
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// What a path is, following symbolic links (as `Path::is_file` and
@@ -268,29 +270,48 @@ impl Tree {
     /// file system is touched), with `skip_unreadable` as
     /// [`super::set_skip_unreadable`] sets it.
     pub fn plan(&self, root: &Path, skip_unreadable: bool) -> Plan {
-        plan_dir(&mut TreeView { tree: self, root }, root, skip_unreadable)
+        let mut view = TreeView {
+            root,
+            root_lists: self.root_lists,
+            by_path: HashMap::new(),
+            children: HashMap::new(),
+        };
+        for (p, e) in &self.entries {
+            let key = p.as_os_str().as_bytes();
+            if view.by_path.contains_key(key) {
+                continue;
+            }
+            view.by_path.insert(key, *e);
+            if let (Some(parent), Some(_)) = (p.parent(), p.file_name()) {
+                let parent = parent.as_os_str().as_bytes();
+                view.children.entry(parent).or_default().push(p);
+            }
+        }
+        plan_dir(&mut view, root, skip_unreadable)
     }
+}
 
-    /// The entry at `rel` (the root is a directory), `None` when missing.
-    fn entry(&self, rel: &Path) -> Option<Entry> {
-        if rel.as_os_str().is_empty() {
+/// A [`Tree`] as a [`View`], at `root`, indexed by the bytes of relative
+/// paths.
+struct TreeView<'a> {
+    root: &'a Path,
+    root_lists: bool,
+    /// Each entry (the first of its path).
+    by_path: HashMap<&'a [u8], Entry>,
+    /// The paths in each directory, in listing order.
+    children: HashMap<&'a [u8], Vec<&'a Path>>,
+}
+
+impl TreeView<'_> {
+    /// The entry at `path` (the root is a directory), `None` when missing.
+    fn entry(&self, path: &Path) -> Option<Entry> {
+        let rel = path.strip_prefix(self.root).ok()?.as_os_str().as_bytes();
+        if rel.is_empty() {
             return Some(Entry::Dir {
                 lists: self.root_lists,
             });
         }
-        self.entries.iter().find(|(p, _)| p == rel).map(|&(_, e)| e)
-    }
-}
-
-/// A [`Tree`] as a [`View`], at `root`.
-struct TreeView<'a> {
-    tree: &'a Tree,
-    root: &'a Path,
-}
-
-impl TreeView<'_> {
-    fn entry(&self, path: &Path) -> Option<Entry> {
-        self.tree.entry(path.strip_prefix(self.root).ok()?)
+        self.by_path.get(rel).copied()
     }
 }
 
@@ -307,15 +328,10 @@ impl View for TreeView<'_> {
             Some(Entry::Other) | None => return Err(os_error(libc::ENOENT)),
         }
         let rel = dir.strip_prefix(self.root).unwrap_or(dir);
-        let mut seen: Vec<&Path> = Vec::new();
-        let mut out = Vec::new();
-        for (p, _) in &self.tree.entries {
-            if p.parent() == Some(rel) && p.file_name().is_some() && !seen.contains(&p.as_path()) {
-                seen.push(p);
-                out.push(self.root.join(p));
-            }
-        }
-        Ok(out)
+        let children = self.children.get(rel.as_os_str().as_bytes());
+        Ok(children.map_or(Vec::new(), |c| {
+            c.iter().map(|p| self.root.join(p)).collect()
+        }))
     }
 
     fn kind(&mut self, path: &Path) -> Kind {
