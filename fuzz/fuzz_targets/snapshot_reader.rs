@@ -12,10 +12,10 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use cannery_capture::maps::RegionKind;
-use cannery_files::output::Existing;
 use cannery_capture::snapshot::reader::SnapshotReader;
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::Metadata;
+use cannery_files::output::Existing;
 use libfuzzer_sys::fuzz_target;
 
 /// This process's scratch files.

@@ -37,14 +37,18 @@ const NAMES: [&[u8]; 14] = [
 /// What to make at a path.
 #[derive(Debug, Clone, Copy)]
 enum Make {
-    File { magic: bool },
+    File {
+        magic: bool,
+    },
     Dir,
     /// A link to nowhere.
     Dangling,
     /// A link to itself.
     Loop,
     /// A link to a file outside the tree.
-    LinkToFile { magic: bool },
+    LinkToFile {
+        magic: bool,
+    },
     /// A link to a directory outside the tree holding `a.pages`.
     LinkToDir,
 }
@@ -107,10 +111,13 @@ fn lay_out(root: &Path, outside: &Path, nodes: &[(usize, usize, Make)]) -> Tree 
             }
             Make::LinkToDir => {
                 link(&outside.join("d"));
-                entries.push((rel.join("a.pages"), Entry::File {
-                    opens: true,
-                    snapshot: false,
-                }));
+                entries.push((
+                    rel.join("a.pages"),
+                    Entry::File {
+                        opens: true,
+                        snapshot: false,
+                    },
+                ));
                 Entry::Dir { lists: true }
             }
         };
@@ -123,7 +130,9 @@ fn lay_out(root: &Path, outside: &Path, nodes: &[(usize, usize, Make)]) -> Tree 
 }
 
 /// Workload names and files, or the error's message.
-fn summary(plan: Result<Vec<cannery_capture::Workload>, cannery_capture::Error>) -> Result<Vec<(String, Vec<PathBuf>)>, String> {
+fn summary(
+    plan: Result<Vec<cannery_capture::Workload>, cannery_capture::Error>,
+) -> Result<Vec<(String, Vec<PathBuf>)>, String> {
     plan.map(|w| w.into_iter().map(|w| (w.name, w.files)).collect())
         .map_err(|e| e.to_string())
 }
@@ -163,12 +172,20 @@ fn file(opens: bool) -> Entry {
 fn tree(entries: &[(&str, Entry)]) -> Tree {
     Tree {
         root_lists: true,
-        entries: entries.iter().map(|&(p, e)| (PathBuf::from(p), e)).collect(),
+        entries: entries
+            .iter()
+            .map(|&(p, e)| (PathBuf::from(p), e))
+            .collect(),
     }
 }
 
 fn names(plan: &Plan) -> Vec<&str> {
-    plan.workloads.as_ref().unwrap().iter().map(|w| w.name.as_str()).collect()
+    plan.workloads
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|w| w.name.as_str())
+        .collect()
 }
 
 #[test]
@@ -184,7 +201,10 @@ fn a_page_file_that_does_not_open_refuses_the_corpus_by_name_unless_skipped() {
     ]);
     let e = t.plan(root, false).workloads.unwrap_err();
     assert_eq!(e.path(), Some(Path::new("/c/fleet/w/a.pages")));
-    assert!(e.to_string().contains("cannot read /c/fleet/w/a.pages"), "{e}");
+    assert!(
+        e.to_string().contains("cannot read /c/fleet/w/a.pages"),
+        "{e}"
+    );
     let plan = t.plan(root, true);
     assert_eq!(names(&plan), ["v"]);
     assert_eq!(plan.unreadable, [PathBuf::from("/c/fleet/w/a.pages")]);
@@ -219,7 +239,13 @@ fn hidden_and_partial_entries_are_never_read() {
         (".w/a.pages", file(true)),
         ("w", Entry::Dir { lists: true }),
         ("w/.a.pages", file(false)),
-        ("w/b.cansnap.1.0.partial", Entry::File { opens: true, snapshot: true }),
+        (
+            "w/b.cansnap.1.0.partial",
+            Entry::File {
+                opens: true,
+                snapshot: true,
+            },
+        ),
         ("w/c.pages", file(true)),
         ("x.partial", Entry::Dir { lists: true }),
         ("x.partial/d.pages", file(true)),
@@ -242,5 +268,8 @@ fn hidden_and_partial_entries_are_never_read() {
     ]);
     let e = t.plan(root, false).workloads.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
-    assert!(e.to_string().contains("(/c/fleet and /c/fleet/fleet)"), "{e}");
+    assert!(
+        e.to_string().contains("(/c/fleet and /c/fleet/fleet)"),
+        "{e}"
+    );
 }

@@ -329,7 +329,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let w = dir.path().join("c").join("w");
         pages_file(&w);
-        for name in [&b".\xff.pages"[..], b"\xff.pages.partial", b".w\xff.cansnap.7.0.partial"] {
+        for name in [
+            &b".\xff.pages"[..],
+            b"\xff.pages.partial",
+            b".w\xff.cansnap.7.0.partial",
+        ] {
             let p = w.join(OsStr::from_bytes(name));
             std::fs::write(&p, crate::snapshot::MAGIC).unwrap();
             assert!(is_skipped_name(&p), "{}", p.display());
@@ -337,7 +341,9 @@ mod tests {
         let c = Corpus::open(&dir.path().join("c")).unwrap();
         assert_eq!(c.workloads.len(), 1);
         assert_eq!(c.workloads[0].files, [w.join("a.pages")]);
-        assert!(!is_skipped_name(Path::new(OsStr::from_bytes(b"w/\xff.pages"))));
+        assert!(!is_skipped_name(Path::new(OsStr::from_bytes(
+            b"w/\xff.pages"
+        ))));
     }
 
     #[test]
