@@ -14,12 +14,13 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
-use std::sync::OnceLock;
 
 use cannery_capture::corpus::{Entry, Plan, Tree};
 use cannery_capture::Corpus;
 use libfuzzer_sys::fuzz_target;
 
+#[path = "common.rs"]
+mod common;
 #[path = "layout_input.rs"]
 mod layout_input;
 
@@ -258,22 +259,6 @@ fn check(tree: &Tree, root: &Path, skip: bool) -> Summary {
     got
 }
 
-/// This process's scratch directory in a tmpfs.
-fn scratch() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let shm = PathBuf::from("/dev/shm");
-        let base = if shm.is_dir() {
-            shm
-        } else {
-            std::env::temp_dir()
-        };
-        let d = base.join(format!("cannery-fuzz-layout-{}", std::process::id()));
-        std::fs::create_dir_all(&d).expect("scratch directory");
-        d
-    })
-}
-
 /// Lays `tree` out under a fresh directory; `None` when it holds an entry
 /// that cannot be made (one that does not open or list: we run as root).
 fn lay_out(tree: &Tree, name: &OsStr) -> Option<PathBuf> {
@@ -287,7 +272,7 @@ fn lay_out(tree: &Tree, name: &OsStr) -> Option<PathBuf> {
     {
         return None;
     }
-    let root = scratch().join(name);
+    let root = common::scratch_dir().join(name);
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir(&root).expect("scratch root");
     for (p, e) in &tree.entries {
