@@ -84,16 +84,22 @@ pub struct Plan {
     pub read: Vec<PathBuf>,
 }
 
+impl Plan {
+    fn empty() -> Plan {
+        Plan {
+            workloads: Ok(Vec::new()),
+            skipped: Vec::new(),
+            unreadable: Vec::new(),
+            read: Vec::new(),
+        }
+    }
+}
+
 /// The rule of [`Corpus::open`](super::Corpus::open) for the directory
 /// `root`, asking `view` about it; `skip_unreadable` as
 /// [`super::set_skip_unreadable`].
 pub(super) fn plan_dir(view: &mut impl View, root: &Path, skip_unreadable: bool) -> Plan {
-    let mut plan = Plan {
-        workloads: Ok(Vec::new()),
-        skipped: Vec::new(),
-        unreadable: Vec::new(),
-        read: Vec::new(),
-    };
+    let mut plan = Plan::empty();
     let mut rule = Rule {
         view,
         skip_unreadable,
@@ -217,12 +223,7 @@ impl<V: View> Rule<'_, V> {
 /// The entries of `dir`, sorted, without those [`is_skipped_name`] skips,
 /// and the regular files among those skipped.
 pub(super) fn sorted_entries(dir: &Path) -> (Result<Vec<PathBuf>>, Vec<PathBuf>) {
-    let mut plan = Plan {
-        workloads: Ok(Vec::new()),
-        skipped: Vec::new(),
-        unreadable: Vec::new(),
-        read: Vec::new(),
-    };
+    let mut plan = Plan::empty();
     let entries = Rule {
         view: &mut Disk,
         skip_unreadable: false,
