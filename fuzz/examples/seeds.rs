@@ -3,7 +3,11 @@
 //! tables trained on them, the kernel's 2024 table and test vectors
 //! (`crates/codec/tests/data/kernel-canned-2024.json`), the kernel header
 //! golden files of `crates/export/tests/golden/`, and damaged forms of
-//! each (cut short, a bit flipped, a byte appended). Nothing here is
+//! each (cut short, a bit flipped, a byte appended). For `corpus_layout`,
+//! the trees of the shipped corpora (each directory in `corpora/`) as
+//! they are and with a hidden or partial file, an empty or nested
+//! directory, two workloads of one name, an entry that does not open or
+//! list, a dangling link, a hidden name that is not UTF-8. Nothing here is
 //! committed as a binary blob; `fuzz/corpus/` is git-ignored.
 //!
 //! ```sh
@@ -13,10 +17,11 @@
 //! Existing seed files are replaced (they are generated); other files in
 //! `fuzz/corpus/<target>/` (what the fuzzer added) are kept.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use cannery_capture::corpus::{Entry, Tree};
 use cannery_capture::maps::RegionKind;
-use cannery_files::output::Existing;
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::{Corpus, Metadata};
 use cannery_codec::huffman::limited_code_lengths;
@@ -25,10 +30,13 @@ use cannery_codec::records::RecordWriter;
 use cannery_codec::{Encoder, Format, Level, Mode, Outcome, Table};
 use cannery_export::c_header::{kernel_header, KernelOptions};
 use cannery_export::qpl::QplExport;
+use cannery_files::output::Existing;
 use cannery_trainer::{Histogram, ParseModel, Settings};
 
 #[path = "../fuzz_targets/common.rs"]
 mod common;
+#[path = "../fuzz_targets/layout_input.rs"]
+mod layout_input;
 
 /// Pages taken from each workload of the shipped corpus.
 const PAGES_PER_WORKLOAD: usize = 4;
@@ -40,7 +48,8 @@ fn main() {
     let out = root.join("fuzz/corpus");
     let seeds = Seeds::gather(root);
     let mut n = 0;
-    for (target, files) in seeds.by_target() {
+    let layouts = ("corpus_layout", layouts(&root.join("corpora")));
+    for (target, files) in seeds.by_target().into_iter().chain([layouts]) {
         let dir = out.join(target);
         std::fs::create_dir_all(&dir)
             .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
@@ -298,6 +307,120 @@ impl Seeds {
         }
         v
     }
+}
+
+/// The tree under `dir` as the layout rule sees it, three levels deep.
+fn tree_of(dir: &Path) -> Tree {
+    fn walk(dir: &Path, rel: &Path, depth: usize, out: &mut Vec<(PathBuf, Entry)>) {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+            .map(|e| e.expect("a directory entry").file_name())
+            .collect();
+        names.sort();
+        for name in names {
+            let (path, rel) = (dir.join(&name), rel.join(&name));
+            if path.is_dir() {
+                out.push((rel.clone(), Entry::Dir { lists: true }));
+                if depth > 1 {
+                    walk(&path, &rel, depth - 1, out);
+                }
+            } else if path.is_file() {
+                let head = std::fs::read(&path).map(|b| b.starts_with(b"CNRYSNAP"));
+                let snapshot = head.unwrap_or(false);
+                out.push((
+                    rel,
+                    Entry::File {
+                        opens: true,
+                        snapshot,
+                    },
+                ));
+            } else {
+                out.push((rel, Entry::Other));
+            }
+        }
+    }
+    let mut entries = Vec::new();
+    walk(dir, Path::new(""), 3, &mut entries);
+    Tree {
+        root_lists: true,
+        entries,
+    }
+}
+
+/// Seeds of `corpus_layout`: the tree of each directory in `corpora/`, as they are and damaged (`layout_input.rs` says what the control
+/// byte chooses: bit 0 skip unreadable entries, bits 1-2 the root's name,
+/// `0xf0` a root that does not list).
+fn layouts(corpora: &Path) -> Vec<Vec<u8>> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(corpora)
+        .expect("corpora/ lists")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let file = |snapshot| Entry::File {
+        opens: true,
+        snapshot,
+    };
+    let mut out = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        let tree = tree_of(dir);
+        let first = tree
+            .entries
+            .iter()
+            .find(|(p, e)| matches!(e, Entry::Dir { .. }) && p.components().count() == 1)
+            .map_or(PathBuf::from("w"), |(p, _)| p.clone());
+        let damages: Vec<Vec<(PathBuf, Entry)>> = vec![
+            vec![],
+            vec![(first.join(".w.cansnap.123.0.partial"), file(true))],
+            vec![("x.cansnap.partial".into(), file(true))],
+            vec![("empty".into(), Entry::Dir { lists: true })],
+            vec![
+                (first.join("nested"), Entry::Dir { lists: true }),
+                (first.join("nested/n.cansnap"), file(true)),
+            ],
+            vec![
+                ("loose.pages".into(), file(false)),
+                ("fleet".into(), Entry::Dir { lists: true }),
+                ("fleet/a.pages".into(), file(false)),
+            ],
+            vec![(
+                first.join("u.pages"),
+                Entry::File {
+                    opens: false,
+                    snapshot: false,
+                },
+            )],
+            vec![
+                ("locked".into(), Entry::Dir { lists: false }),
+                ("locked/l.cansnap".into(), file(true)),
+            ],
+            vec![("gone.cansnap".into(), Entry::Other)],
+            vec![(
+                first.join(std::ffi::OsStr::from_bytes(b".\xff.pages")),
+                file(false),
+            )],
+        ];
+        for (j, extra) in damages.into_iter().enumerate() {
+            let mut t = tree.clone();
+            if !t.entries.iter().any(|(p, _)| *p == first) {
+                t.entries.push((first.clone(), Entry::Dir { lists: true }));
+            }
+            t.entries.extend(extra);
+            // Root names by turn; skipping unreadable entries or not.
+            let ctl = ((i + j) % 4 * 2) as u8 | (j % 2) as u8;
+            let bytes = layout_input::encode(ctl, &t);
+            let back = layout_input::decode(&bytes).expect("a seed decodes").tree;
+            assert_eq!(
+                back.entries,
+                t.entries,
+                "{} does not fit a seed",
+                dir.display()
+            );
+            out.push(bytes);
+        }
+        out.push(layout_input::encode(0xf0, &tree));
+    }
+    out
 }
 
 /// Each item, cut to half its length, with its middle bit flipped, and

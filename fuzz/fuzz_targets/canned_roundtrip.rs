@@ -4,8 +4,8 @@
 //! level byte, the page.
 #![no_main]
 
-use cannery_engines::backend::check::{reencode_canned_with, Reencode};
 use cannery_codec::{Level, Outcome};
+use cannery_engines::backend::check::{reencode_canned_with, Reencode};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]

@@ -1,5 +1,6 @@
-//! Shared by the fuzz targets: turning fuzzer bytes into a valid table, and
-//! a cache of the tables (with their decoder and encoders) already built.
+//! Shared by the fuzz targets: turning fuzzer bytes into a valid table, a
+//! cache of the tables (with their decoder and encoders) already built, and
+//! a scratch directory in a tmpfs.
 //!
 //! Building a table, its decode tables and an encoder costs far more than
 //! decoding one page: under callgrind, `Table::from_lengths` (its
@@ -15,7 +16,9 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::OnceLock;
 
 use cannery_codec::huffman::limited_code_lengths;
 use cannery_codec::rng::XorShift64;
@@ -219,4 +222,21 @@ pub fn with_table<R>(
     });
     let mut c = codec.borrow_mut();
     Some(f(&mut c, rest))
+}
+
+/// This process's scratch directory, in a tmpfs (`/dev/shm`, else the
+/// temporary directory), for targets that read files.
+pub fn scratch_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let shm = PathBuf::from("/dev/shm");
+        let base = if shm.is_dir() {
+            shm
+        } else {
+            std::env::temp_dir()
+        };
+        let d = base.join(format!("cannery-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("scratch directory");
+        d
+    })
 }

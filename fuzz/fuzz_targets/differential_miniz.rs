@@ -6,8 +6,8 @@
 //! Input: the table (`common::with_table`), then the stream (or page).
 #![no_main]
 
-use cannery_engines::backend::canned_to_deflate;
 use cannery_codec::{Level, Outcome};
+use cannery_engines::backend::canned_to_deflate;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]

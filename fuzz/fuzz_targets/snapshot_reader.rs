@@ -9,30 +9,20 @@
 #![no_main]
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use cannery_capture::maps::RegionKind;
-use cannery_files::output::Existing;
 use cannery_capture::snapshot::reader::SnapshotReader;
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::Metadata;
+use cannery_files::output::Existing;
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
 
 /// This process's scratch files.
 fn scratch(name: &str) -> PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    let dir = DIR.get_or_init(|| {
-        let shm = PathBuf::from("/dev/shm");
-        let base = if shm.is_dir() {
-            shm
-        } else {
-            std::env::temp_dir()
-        };
-        let d = base.join(format!("cannery-fuzz-{}", std::process::id()));
-        std::fs::create_dir_all(&d).expect("scratch directory");
-        d
-    });
-    dir.join(name)
+    common::scratch_dir().join(name)
 }
 
 /// An error of the reader names `path` and an offset no further than `len`.

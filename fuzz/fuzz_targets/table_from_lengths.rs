@@ -15,12 +15,19 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     // Mostly small lengths, sometimes out of range.
-    let lens: Vec<u8> = data[..316].iter().map(|&b| if b >= 0xf0 { b } else { b % 16 }).collect();
+    let lens: Vec<u8> = data[..316]
+        .iter()
+        .map(|&b| if b >= 0xf0 { b } else { b % 16 })
+        .collect();
     let (ll, d) = lens.split_at(286);
     match Table::from_lengths(ll, d) {
         // Literal/length lengths are checked before distance lengths, so an
         // error names the first alphabet that is wrong.
-        Err(TableError::LengthTooLong { alphabet, symbol, length }) => {
+        Err(TableError::LengthTooLong {
+            alphabet,
+            symbol,
+            length,
+        }) => {
             let l = if alphabet == Alphabet::LitLen { ll } else { d };
             assert!(length > 15 && l[symbol] == length);
             assert!(l[..symbol].iter().all(|&x| x <= 15));
@@ -42,7 +49,11 @@ fuzz_target!(|data: &[u8]| {
                 .collect();
             for (i, &(a, la)) in codes.iter().enumerate() {
                 for &(b, lb) in &codes[i + 1..] {
-                    let (short, ls, long, lg) = if la <= lb { (a, la, b, lb) } else { (b, lb, a, la) };
+                    let (short, ls, long, lg) = if la <= lb {
+                        (a, la, b, lb)
+                    } else {
+                        (b, lb, a, la)
+                    };
                     assert_ne!(long >> (lg - ls), short, "prefix");
                 }
             }

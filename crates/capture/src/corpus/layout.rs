@@ -6,9 +6,9 @@
 
 #![forbid(unsafe_code)]
 
-use super::reader::{is_raw_pages, open_pages, Page, PageReader};
+use super::plan::{plan_dir, Disk, Plan};
+use super::reader::{open_pages, Page, PageReader};
 use crate::error::{Error, ErrorKind, Result};
-use crate::snapshot::is_snapshot;
 use std::path::{Path, PathBuf};
 
 /// A corpus on disk.
@@ -79,59 +79,22 @@ impl Corpus {
         let root = resolve(path)?;
         let meta =
             std::fs::metadata(&root).map_err(|e| Error::io(&root, "cannot open corpus", e))?;
-        let mut workloads = Vec::new();
-        if meta.is_file() {
+        let workloads = if meta.is_file() {
             // Validate early so a bad file is reported at open.
             open_pages(&root)?;
             let name = root.file_stem().map_or("pages".into(), workload_name);
-            workloads.push(Workload {
+            vec![Workload {
                 name,
                 files: vec![root.clone()],
-            });
+            }]
         } else {
-            let loose = page_files(&root)?;
-            if !loose.is_empty() {
-                let name = root.file_name().map_or("corpus".into(), workload_name);
-                workloads.push(Workload { name, files: loose });
-            }
-            let mut dirs: Vec<PathBuf> = read_dir_sorted(&root)?
-                .into_iter()
-                .filter(|p| p.is_dir())
-                .collect();
-            dirs.sort();
-            for d in dirs {
-                let files = match page_files(&d) {
-                    Ok(f) => f,
-                    Err(_) if std::fs::read_dir(&d).is_err() && skip_unreadable(&d) => continue,
-                    Err(e) => return Err(e),
-                };
-                if files.is_empty() {
-                    continue;
-                }
-                let name = d.file_name().map_or("workload".into(), workload_name);
-                if let Some(w) = workloads.iter().find(|w| w.name == name) {
-                    return Err(Error::new(
-                        ErrorKind::InvalidInput,
-                        format!(
-                            "{}: two workloads are named {name:?} ({} and {}); rename one",
-                            root.display(),
-                            w.files[0].parent().unwrap_or(&root).display(),
-                            d.display()
-                        ),
-                    ));
-                }
-                workloads.push(Workload { name, files });
-            }
-            if workloads.is_empty() {
-                return Err(Error::new(
-                    ErrorKind::InvalidInput,
-                    format!(
-                        "{}: no snapshot or .pages files found (expected one sub-directory per workload)",
-                        root.display()
-                    ),
-                ));
-            }
-        }
+            // The rule itself: super::plan, the same code the fuzz target
+            // `corpus_layout` runs on directories described in memory.
+            let skip = SKIP_UNREADABLE.load(std::sync::atomic::Ordering::SeqCst);
+            let plan = plan_dir(&mut Disk, &root, skip);
+            note_plan(&plan);
+            plan.workloads?
+        };
         Ok(Corpus { root, workloads })
     }
 }
@@ -194,18 +157,12 @@ static SKIPPED: std::sync::Mutex<std::collections::BTreeSet<PathBuf>> =
 /// `stats`, `eval`, `scan-secrets`, the Python loaders): a hidden entry
 /// (`.name`, which includes the `.NAME.PID.N.partial` files of writers
 /// that were killed) or one whose name ends in `.partial` is not read.
+/// The name's bytes decide, so a name that is not UTF-8 is no exception.
 pub fn is_skipped_name(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
     path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with('.') || n.ends_with(".partial"))
-}
-
-/// Remembers a file skipped by the rule (see [`skipped_files`]).
-pub fn note_skipped(path: &Path) {
-    if path.is_file() {
-        let mut set = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
-        set.insert(path.to_path_buf());
-    }
+        .map(|n| n.as_bytes())
+        .is_some_and(|n| n.starts_with(b".") || n.ends_with(b".partial"))
 }
 
 /// Every regular file this process's corpus readers skipped as hidden or
@@ -250,46 +207,26 @@ pub(crate) fn skip_unreadable(path: &Path) -> bool {
     skip
 }
 
-/// The entries of `dir`, sorted, without those [`is_skipped_name`] skips.
+/// The entries of `dir`, sorted, without those [`is_skipped_name`] skips
+/// (noted for [`skipped_files`]).
 pub fn read_dir_sorted(dir: &Path) -> Result<Vec<PathBuf>> {
-    let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, "cannot list", e))?;
-    let mut v: Vec<PathBuf> = Vec::new();
-    for e in rd {
-        let p = e.map_err(|e| Error::io(dir, "cannot list", e))?.path();
-        if is_skipped_name(&p) {
-            note_skipped(&p);
-        } else {
-            v.push(p);
-        }
-    }
-    v.sort();
-    Ok(v)
+    let (entries, skipped) = super::plan::sorted_entries(dir);
+    let mut set = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+    set.extend(skipped);
+    entries
 }
 
-/// The page files of `dir`: `.pages` files and snapshots. A file named as
-/// one (`.pages`, `.cansnap`) that cannot be opened is an error naming it,
-/// never a workload silently missing (unless [`set_skip_unreadable`]).
-fn page_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for p in read_dir_sorted(dir)? {
-        if !p.is_file() {
-            continue;
-        }
-        let named = is_raw_pages(&p)
-            || p.extension().and_then(|e| e.to_str()) == Some(crate::snapshot::EXTENSION);
-        if named {
-            if let Err(e) = std::fs::File::open(&p) {
-                if skip_unreadable(&p) {
-                    continue;
-                }
-                return Err(Error::io(&p, "cannot read", e));
-            }
-        }
-        if is_raw_pages(&p) || is_snapshot(&p) {
-            files.push(p);
-        }
-    }
-    Ok(files)
+/// Remembers what a run of the layout rule skipped, for [`skipped_files`]
+/// and [`unreadable_files`].
+fn note_plan(plan: &Plan) {
+    SKIPPED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(plan.skipped.iter().cloned());
+    UNREADABLE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(plan.unreadable.iter().cloned());
 }
 
 /// Streams every page of every file of a workload, file by file.
@@ -381,6 +318,32 @@ mod tests {
         let c = Corpus::open(&root).unwrap();
         let names: Vec<&str> = c.workloads.iter().map(|w| w.name.as_str()).collect();
         assert_eq!(names, ["w space", "w_space", "w\\xfe", "w\\xff"]);
+    }
+
+    /// Found by the fuzz target `corpus_layout`: the rule read names
+    /// through `to_str`, so a hidden or partial name that is not UTF-8 (a
+    /// killed writer's `.NAME.PID.N.partial` of such a NAME) was read as a
+    /// page file.
+    #[test]
+    fn hidden_and_partial_names_that_are_not_utf8_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path().join("c").join("w");
+        pages_file(&w);
+        for name in [
+            &b".\xff.pages"[..],
+            b"\xff.pages.partial",
+            b".w\xff.cansnap.7.0.partial",
+        ] {
+            let p = w.join(OsStr::from_bytes(name));
+            std::fs::write(&p, crate::snapshot::MAGIC).unwrap();
+            assert!(is_skipped_name(&p), "{}", p.display());
+        }
+        let c = Corpus::open(&dir.path().join("c")).unwrap();
+        assert_eq!(c.workloads.len(), 1);
+        assert_eq!(c.workloads[0].files, [w.join("a.pages")]);
+        assert!(!is_skipped_name(Path::new(OsStr::from_bytes(
+            b"w/\xff.pages"
+        ))));
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //!   of [`Page`]s ([`open_pages`], [`PageReader`]);
 //! * `layout`: which files form which workload of a corpus
 //!   ([`Corpus`], [`Workload`], [`PageIter`]);
+//! * `plan`: the layout rule itself, over the real directory or a
+//!   [`Tree`] described in memory ([`Tree::plan`], for fuzzing);
 //! * `export`: chosen or sampled pages out, raw or as records
 //!   ([`export`], for `corpus export`).
 
@@ -16,6 +18,7 @@
 
 mod export;
 mod layout;
+mod plan;
 mod reader;
 
 pub use export::{export, Emit, ExportOptions, ExportReport, ExportedWorkload};
@@ -24,6 +27,7 @@ pub use layout::{
     is_skipped_name, read_dir_sorted, resolve, set_skip_unreadable, skipped_files,
     unreadable_files, unstored_same_filled, Corpus, PageIter, Workload, CORPORA_DIR,
 };
+pub use plan::{Entry, Plan, Tree};
 pub use reader::{
     is_raw_pages, open_pages, set_read_progress, Page, PageReader, PROGRESS_EVERY, RAW_EXTENSION,
 };

@@ -1,0 +1,317 @@
+//! The corpus layout rule (`Corpus::open` on a directory: workload names,
+//! hidden and `.partial` files, workload directories, `.pages` files and
+//! snapshots by magic) on a directory described in memory
+//! (`layout_input.rs`), through `Tree::plan`, the same code `Corpus::open`
+//! runs on a real directory. No panic; the plan is bounded by the tree;
+//! the workload names are non-empty and distinct; no hidden or partial
+//! entry (by its bytes) is read or becomes a page file; every refusal names
+//! the offending entry; the plan does not depend on the order the entries
+//! are listed in; without unreadable entries it equals a plain model of the
+//! rule written here. One input in 16 is also laid out in a tmpfs and
+//! opened with `Corpus::open`, which must agree.
+#![no_main]
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+use cannery_capture::corpus::{Entry, Plan, Tree};
+use cannery_capture::Corpus;
+use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
+#[path = "layout_input.rs"]
+mod layout_input;
+
+/// The one skip rule, on bytes: hidden or partial.
+fn skipped(name: &OsStr) -> bool {
+    let b = name.as_bytes();
+    b.starts_with(b".") || b.ends_with(b".partial")
+}
+
+/// `path` below `root` and that path's entry in `tree`.
+fn entry<'a>(tree: &'a Tree, root: &Path, path: &Path) -> (&'a Path, Entry) {
+    let rel = path
+        .strip_prefix(root)
+        .unwrap_or_else(|_| panic!("{} outside {}", path.display(), root.display()));
+    let bytes = rel.as_os_str().as_bytes();
+    let (p, e) = tree
+        .entries
+        .iter()
+        .find(|(p, _)| p.as_os_str().as_bytes() == bytes)
+        .unwrap_or_else(|| panic!("{} is not in the tree", path.display()));
+    (p, *e)
+}
+
+/// A file that opens and is named `.pages` or begins with the magic.
+fn is_page_file(path: &Path, e: Entry) -> bool {
+    let pages = path.extension() == Some(OsStr::new("pages"));
+    matches!(e, Entry::File { opens: true, snapshot } if snapshot || pages)
+}
+
+/// Workload names and files, or the error's message.
+type Summary = Result<Vec<(String, Vec<PathBuf>)>, String>;
+
+fn summary(plan: &Plan) -> Summary {
+    match &plan.workloads {
+        Ok(w) => Ok(w
+            .iter()
+            .map(|w| (w.name.clone(), w.files.clone()))
+            .collect()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The rule as the documentation states it, for trees where everything
+/// opens: page files directly in the root form a workload named after the
+/// root, each visible sub-directory with page files one named after it, by
+/// name; a name met twice, or no workload, refuses the corpus.
+fn model(tree: &Tree, root: &Path) -> Summary {
+    // (parent, path, entry) of each visible entry.
+    let visible: Vec<(&Path, &PathBuf, Entry)> = tree
+        .entries
+        .iter()
+        .filter(|(p, _)| !skipped(p.file_name().unwrap()))
+        .map(|(p, e)| (p.parent().unwrap(), p, *e))
+        .collect();
+    let children = |dir: &Path| {
+        let dir = dir.as_os_str().as_bytes();
+        let mut v: Vec<(&PathBuf, Entry)> = visible
+            .iter()
+            .filter(|(d, _, _)| d.as_os_str().as_bytes() == dir)
+            .map(|&(_, p, e)| (p, e))
+            .collect();
+        v.sort_by(|a, b| a.0.as_os_str().as_bytes().cmp(b.0.as_os_str().as_bytes()));
+        v
+    };
+    let files = |dir: &Path| -> Vec<PathBuf> {
+        children(dir)
+            .into_iter()
+            .filter(|&(p, e)| is_page_file(p, e))
+            .map(|(p, _)| root.join(p))
+            .collect()
+    };
+    let mut out: Vec<(String, Vec<PathBuf>)> = Vec::new();
+    let loose = files(Path::new(""));
+    if !loose.is_empty() {
+        let name = root.file_name().map_or("corpus".into(), name_of);
+        out.push((name, loose));
+    }
+    for (d, e) in children(Path::new("")) {
+        if !matches!(e, Entry::Dir { .. }) {
+            continue;
+        }
+        let f = files(d);
+        if f.is_empty() {
+            continue;
+        }
+        let name = name_of(d.file_name().unwrap());
+        if out.iter().any(|(n, _)| *n == name) {
+            return Err("two workloads are named".into());
+        }
+        out.push((name, f));
+    }
+    if out.is_empty() {
+        return Err("no snapshot or .pages files found".into());
+    }
+    Ok(out)
+}
+
+/// A workload's name: UTF-8 as it is, other bytes as `\xNN`.
+fn name_of(n: &OsStr) -> String {
+    let mut s = String::new();
+    for c in n.as_bytes().utf8_chunks() {
+        s.push_str(c.valid());
+        for b in c.invalid() {
+            s.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    s
+}
+
+fn check(tree: &Tree, root: &Path, skip: bool) -> Summary {
+    let plan = tree.plan(root, skip);
+    let got = summary(&plan);
+    let n = tree.entries.len();
+    // Nothing hidden or partial is read, skipped entries are hidden files.
+    for p in plan.read.iter().chain(plan.skipped.iter()) {
+        let (rel, e) = entry(tree, root, p);
+        assert!(matches!(e, Entry::File { .. }), "{} read", p.display());
+        let parents: Vec<Component> = rel.components().collect();
+        assert!(parents.len() <= 2, "{} is too deep to be read", p.display());
+        for c in &parents[..parents.len() - 1] {
+            assert!(
+                !skipped(c.as_os_str()),
+                "{} is inside a hidden entry",
+                p.display()
+            );
+        }
+    }
+    for p in &plan.read {
+        assert!(
+            !skipped(p.file_name().unwrap()),
+            "hidden {} read",
+            p.display()
+        );
+    }
+    for p in &plan.skipped {
+        assert!(
+            skipped(p.file_name().unwrap()),
+            "{} is not hidden",
+            p.display()
+        );
+    }
+    assert!(skip || plan.unreadable.is_empty());
+    for p in &plan.unreadable {
+        let (_, e) = entry(tree, root, p);
+        assert!(
+            matches!(
+                e,
+                Entry::File { opens: false, .. } | Entry::Dir { lists: false }
+            ),
+            "{} skipped as unreadable: {e:?}",
+            p.display()
+        );
+    }
+    match &plan.workloads {
+        Ok(w) => {
+            assert!(!w.is_empty() && w.len() <= n + 1);
+            let mut names: Vec<&str> = w.iter().map(|w| w.name.as_str()).collect();
+            assert!(names.iter().all(|n| !n.is_empty()), "{names:?}");
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), w.len(), "two workloads share a name");
+            let files: usize = w.iter().map(|w| w.files.len()).sum();
+            assert!(files <= n, "{files} files from {n} entries");
+            for w in w {
+                assert!(!w.files.is_empty(), "{} has no files", w.name);
+                assert!(w.files.windows(2).all(|f| f[0] < f[1]), "{:?}", w.files);
+                for f in &w.files {
+                    let (_, e) = entry(tree, root, f);
+                    assert!(is_page_file(f, e), "{} is no page file: {e:?}", f.display());
+                    assert!(plan.read.contains(f) || f.extension() == Some(OsStr::new("pages")));
+                    assert_eq!(f.parent(), w.files[0].parent());
+                }
+            }
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            match e.path() {
+                // Listing or opening failed: the path is the root, or an
+                // entry that does not list or open.
+                Some(p) => {
+                    assert!(msg.contains(&p.display().to_string()), "{msg}");
+                    if p != root {
+                        let (_, e) = entry(tree, root, p);
+                        assert!(
+                            matches!(
+                                e,
+                                Entry::File { opens: false, .. } | Entry::Dir { lists: false }
+                            ),
+                            "{msg}: {e:?}"
+                        );
+                    } else {
+                        assert!(!tree.root_lists, "{msg}");
+                    }
+                }
+                None => {
+                    assert!(msg.starts_with(&root.display().to_string()), "{msg}");
+                    if msg.contains("two workloads are named") {
+                        let named = tree.entries.iter().any(|(p, _)| {
+                            p.parent() == Some(Path::new(""))
+                                && msg.contains(&root.join(p).display().to_string())
+                        });
+                        assert!(named, "{msg} names no entry");
+                    }
+                }
+            }
+        }
+    }
+    // Any listing order gives the same plan.
+    let mut turned = tree.clone();
+    turned.entries.reverse();
+    let k = n / 3;
+    turned.entries.rotate_left(k);
+    let again = turned.plan(root, skip);
+    assert_eq!(got, summary(&again), "the listing order changed the plan");
+    assert_eq!(plan.unreadable, again.unreadable);
+    let sorted = |v: &[PathBuf]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&plan.skipped), sorted(&again.skipped));
+    // The model, where nothing fails to open or list.
+    let fails = |e: &Entry| {
+        matches!(
+            e,
+            Entry::File { opens: false, .. } | Entry::Dir { lists: false }
+        )
+    };
+    if tree.root_lists && !tree.entries.iter().any(|(_, e)| fails(e)) {
+        let want = model(tree, root);
+        match (&got, &want) {
+            (Err(g), Err(w)) => assert!(g.contains(w.as_str()), "{g} (model: {w})"),
+            _ => assert_eq!(got, want, "the plan differs from the model"),
+        }
+    }
+    got
+}
+
+/// Lays `tree` out under a fresh directory; `None` when it holds an entry
+/// that cannot be made (one that does not open or list: we run as root).
+fn lay_out(tree: &Tree, name: &OsStr) -> Option<PathBuf> {
+    if !tree.root_lists
+        || tree.entries.iter().any(|(_, e)| {
+            matches!(
+                e,
+                Entry::File { opens: false, .. } | Entry::Dir { lists: false }
+            )
+        })
+    {
+        return None;
+    }
+    let root = common::scratch_dir().join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir(&root).expect("scratch root");
+    for (p, e) in &tree.entries {
+        let path = root.join(p);
+        match e {
+            Entry::File { snapshot, .. } => {
+                let bytes: &[u8] = if *snapshot { b"CNRYSNAP" } else { b"notes" };
+                std::fs::write(&path, bytes).expect("scratch file");
+            }
+            Entry::Dir { .. } => std::fs::create_dir(&path).expect("scratch directory"),
+            Entry::Other => {
+                std::os::unix::fs::symlink("/nonexistent/cannery", &path).expect("scratch link")
+            }
+        }
+    }
+    Some(root)
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some(input) = layout_input::decode(data) else {
+        return;
+    };
+    let _ = check(&input.tree, &input.root, input.skip_unreadable);
+    if !input.materialize || input.skip_unreadable {
+        return;
+    }
+    let name = input.root.file_name().unwrap_or(OsStr::new("corpus"));
+    let Some(root) = lay_out(&input.tree, name) else {
+        return;
+    };
+    let want = check(&input.tree, &root, false);
+    let got = Corpus::open(&root)
+        .map(|c| {
+            c.workloads
+                .into_iter()
+                .map(|w| (w.name, w.files))
+                .collect::<Vec<_>>()
+        })
+        .map_err(|e| e.to_string());
+    assert_eq!(got, want, "Corpus::open on {} differs", root.display());
+    std::fs::remove_dir_all(&root).expect("scratch cleaned");
+});

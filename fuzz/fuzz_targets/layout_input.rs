@@ -1,0 +1,158 @@
+//! The input of `corpus_layout`: bytes as a directory tree described in
+//! memory (`cannery_capture::corpus::Tree`), and a tree back as bytes (for
+//! the seeds, `examples/seeds.rs`).
+//!
+//! Byte 0: bit 0 `skip_unreadable`; bits 1-2 the root's path ([`ROOTS`]);
+//! high nibble `0xf`: the root cannot be listed. One input in
+//! [`MATERIALIZE_EVERY`] (by a hash of all its bytes, so that the fuzzer's
+//! mutations of such an input are again one in as many) is also laid out
+//! in a tmpfs and opened for real. Then entries of 4 header bytes
+//! and a name: the parent (0: the root, else one of the directories before,
+//! by index), the kind (bits 0-1: file, file, directory, other; bits 2-4
+//! all set: it does not open or list; bit 5: a file begins with the
+//! snapshot magic), a decoration of the name ([`DECORATIONS`]), the name's
+//! length (mod 33) then its bytes (`/` and NUL become `_`). At most
+//! [`MAX_ENTRIES`] entries; a path met again is dropped.
+#![allow(dead_code)] // the target and the seeds each use part of it
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use cannery_capture::corpus::{Entry, Tree};
+
+/// Entries read from one input at most.
+pub const MAX_ENTRIES: usize = 32;
+/// Bytes of a name taken from the input at most.
+pub const MAX_NAME: usize = 32;
+/// What a decoration byte (mod 8) puts before and after a name: the forms
+/// the layout rule tells apart, so the fuzzer need not find them.
+pub const DECORATIONS: [(&str, &str); 8] = [
+    ("", ""),
+    ("", ".pages"),
+    ("", ".cansnap"),
+    ("", ".partial"),
+    (".", ""),
+    ("", ".cansnap.partial"),
+    (".", ".pages"),
+    (".", ".cansnap.7.0.partial"),
+];
+/// One input in this many is also laid out in a tmpfs ([`Input::materialize`]).
+pub const MATERIALIZE_EVERY: u32 = 16;
+
+/// FNV-1a of `data`.
+fn hash(data: &[u8]) -> u32 {
+    data.iter().fold(0x811c_9dc5, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// The root paths an input can name ("/" has no file name; the others
+/// match names the entries often take).
+pub const ROOTS: [&str; 4] = ["/fz/fleet", "/", "/fz/w", "/fz/w.pages"];
+
+/// A decoded input.
+pub struct Input {
+    /// Where the tree is laid out (only names things).
+    pub root: PathBuf,
+    /// As `cannery_capture::corpus::set_skip_unreadable`.
+    pub skip_unreadable: bool,
+    /// Also lay the tree out in a tmpfs and open it with `Corpus::open`.
+    pub materialize: bool,
+    /// The tree.
+    pub tree: Tree,
+}
+
+/// A name from its decoration and bytes: never empty, `.` or `..`, and
+/// without `/` or NUL.
+fn name(decoration: u8, stem: &[u8]) -> Vec<u8> {
+    let (pre, suf) = DECORATIONS[decoration as usize % DECORATIONS.len()];
+    let mut n: Vec<u8> = pre.as_bytes().to_vec();
+    n.extend(
+        stem.iter()
+            .map(|&b| if b == b'/' || b == 0 { b'_' } else { b }),
+    );
+    n.extend_from_slice(suf.as_bytes());
+    if n.is_empty() {
+        n.push(b'w');
+    }
+    if n == b"." || n == b".." {
+        n.push(b'_');
+    }
+    n
+}
+
+/// The input `data` describes; `None` when it is empty.
+pub fn decode(data: &[u8]) -> Option<Input> {
+    let (&ctl, mut rest) = data.split_first()?;
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut entries: Vec<(PathBuf, Entry)> = Vec::new();
+    while rest.len() >= 4 && entries.len() < MAX_ENTRIES {
+        let (p, k, dec) = (rest[0], rest[1], rest[2]);
+        let len = (rest[3] as usize % (MAX_NAME + 1)).min(rest.len() - 4);
+        let stem = &rest[4..4 + len];
+        rest = &rest[4 + len..];
+        let parent = match p {
+            0 => PathBuf::new(),
+            _ if dirs.is_empty() => PathBuf::new(),
+            _ => dirs[(p as usize - 1) % dirs.len()].clone(),
+        };
+        let path = parent.join(OsStr::from_bytes(&name(dec, stem)));
+        if entries.iter().any(|(q, _)| *q == path) {
+            continue;
+        }
+        let ok = (k >> 2) & 7 != 7;
+        let entry = match k & 3 {
+            0 | 1 => Entry::File {
+                opens: ok,
+                snapshot: k & 0x20 != 0,
+            },
+            2 => Entry::Dir { lists: ok },
+            _ => Entry::Other,
+        };
+        if matches!(entry, Entry::Dir { .. }) {
+            dirs.push(path.clone());
+        }
+        entries.push((path, entry));
+    }
+    Some(Input {
+        root: PathBuf::from(ROOTS[(ctl >> 1) as usize % ROOTS.len()]),
+        skip_unreadable: ctl & 1 == 1,
+        materialize: hash(data) % MATERIALIZE_EVERY == 0,
+        tree: Tree {
+            root_lists: ctl >> 4 != 0xf,
+            entries,
+        },
+    })
+}
+
+/// Bytes that [`decode`] reads back as `tree` (names cut to
+/// [`MAX_NAME`] bytes, parents listed before their entries), with the
+/// control byte `ctl`.
+pub fn encode(ctl: u8, tree: &Tree) -> Vec<u8> {
+    let mut out = vec![ctl];
+    let mut dirs: Vec<&Path> = Vec::new();
+    for (path, entry) in &tree.entries {
+        let parent = path.parent().unwrap_or(Path::new(""));
+        let p = match dirs.iter().position(|d| *d == parent) {
+            Some(i) => i + 1,
+            None => 0,
+        };
+        let fail = 7 << 2;
+        let k = match *entry {
+            Entry::File { opens, snapshot } => {
+                (if opens { 0 } else { fail }) | (if snapshot { 0x20 } else { 0 })
+            }
+            Entry::Dir { lists } => 2 | if lists { 0 } else { fail },
+            Entry::Other => 3,
+        };
+        let n = path.file_name().map_or(&b"w"[..], |n| n.as_bytes());
+        let n = &n[..n.len().min(MAX_NAME)];
+        out.extend_from_slice(&[p.min(255) as u8, k, 0, n.len() as u8]);
+        out.extend_from_slice(n);
+        if matches!(entry, Entry::Dir { .. }) {
+            dirs.push(path);
+        }
+    }
+    out
+}
