@@ -130,7 +130,7 @@ enum Runner {
     Engine {
         engine: Box<dyn cannery_engines::Engine>,
         mode: Mode,
-        table: Option<Table>,
+        table: Option<Box<Table>>,
     },
     #[cfg(feature = "qpl")]
     Qpl(Box<QplEngine>),
@@ -143,7 +143,7 @@ impl Runner {
                 engine,
                 mode,
                 table,
-            } => match engine.compress(*mode, table.as_ref(), page, out) {
+            } => match engine.compress(*mode, table.as_deref(), page, out) {
                 Ok(Outcome::Compressed(n)) => Ok(Some(n)),
                 Ok(Outcome::Incompressible) => Ok(None),
                 Err(e) => Err(e.to_string()),
@@ -160,7 +160,7 @@ impl Runner {
                 mode,
                 table,
             } => engine
-                .decompress(*mode, table.as_ref(), stream, out)
+                .decompress(*mode, table.as_deref(), stream, out)
                 .map_err(|e| e.to_string()),
             #[cfg(feature = "qpl")]
             Runner::Qpl(q) => q.decompress(stream, out),
@@ -254,7 +254,7 @@ fn engine(codec: &BenchCodec) -> Result<Runner, BenchError> {
             Runner::Engine {
                 engine: Box::new(software),
                 mode: *mode,
-                table: table.as_deref().cloned(),
+                table: table.clone(),
             }
         }
         BenchCodec::Peer(kind, dict) => Runner::Engine {
