@@ -4,7 +4,7 @@
 //! Parsing, table loading and file writing only; every format is produced by
 //! the `cannery_export` crate.
 
-use super::{load_table, Output, Privacy};
+use super::{load_table, Privacy};
 use cannery_cli::export::{ExportCommand, TextOut};
 use cannery_codec::Table;
 use cannery_export::qpl::QplExport;
@@ -15,7 +15,7 @@ use std::path::Path;
 /// Writes `text` to `-o FILE` or standard output.
 fn write_text(out: &TextOut, text: &str) -> anyhow::Result<()> {
     let path = out.out.as_deref().unwrap_or(Path::new("-"));
-    let mut o = Output::open(path, Existing::replace_if(out.force), &[], Privacy::Normal)?;
+    let mut o = super::open_output(path, out.force, &[], Privacy::Normal)?;
     std::io::Write::write_all(&mut o, text.as_bytes())?;
     Ok(o.finish()?)
 }

@@ -65,12 +65,16 @@ pub struct Job<'a> {
 }
 
 impl Job<'_> {
-    /// The snapshot's writer, its metadata labelled with this job's label
-    /// (`default_label` without one) for a process running `command`.
-    fn writer(&self, default_label: &str, command: &str) -> Result<SnapshotWriter> {
-        let label = self.label.unwrap_or(default_label);
-        let meta = base_metadata(label, command, self.opts, self.sched);
-        SnapshotWriter::create(self.out, meta, self.level, self.existing)
+    /// The snapshot's metadata for a process running `command`, labelled
+    /// with this job's label, or with `command` without one.
+    pub(crate) fn metadata(&self, command: &str) -> Metadata {
+        let label = self.label.unwrap_or(command);
+        base_metadata(label, command, self.opts, self.sched)
+    }
+
+    /// The snapshot's writer, with [`Job::metadata`] for `command`.
+    fn writer(&self, command: &str) -> Result<SnapshotWriter> {
+        SnapshotWriter::create(self.out, self.metadata(command), self.level, self.existing)
     }
 }
 
@@ -350,7 +354,7 @@ pub fn capture_pid(
     let target = Target::attach(pid)?;
     // Fail on permissions before creating the output file.
     target.open_checked("mem")?;
-    let mut lp = Loop::new(job, job.writer(target.comm(), target.comm())?, progress);
+    let mut lp = Loop::new(job, job.writer(target.comm())?, progress);
     let outcome = lp.run(&target, true);
     let (header, samples, reason) = lp.finish(outcome, job.out)?;
     Ok(SessionReport {
@@ -480,7 +484,7 @@ pub fn run_workload(
     // Restores the previous SIGINT/SIGTERM handlers when the session ends.
     let _handlers = cannery_files::interrupt::install();
     let (mut cmd, program, command_name) = workload_command(spec)?;
-    let writer = job.writer(&command_name, &command_name)?;
+    let writer = job.writer(&command_name)?;
     attach_log(&mut cmd, spec)?;
     let mut child = cmd.spawn().map_err(|e| {
         Error::new(

@@ -486,7 +486,6 @@ pub fn capture_cold(
         cgroup.rel,
         cold_opts.amount.label()
     ));
-    let label = job.label.unwrap_or(&name).to_string();
     let mut cold = ColdPages {
         method: METHOD.into(),
         cgroup: version.name().into(),
@@ -494,7 +493,7 @@ pub fn capture_cold(
         lru: lru_kind(&system).into(),
         ..ColdPages::default()
     };
-    let mut meta = crate::session::base_metadata(&label, &name, job.opts, job.sched);
+    let mut meta = job.metadata(&name);
     meta.cold = Some(cold.clone());
     let mut report = ColdReport {
         zswap_enabled: system.zswap_enabled().unwrap_or(false),
@@ -511,7 +510,7 @@ pub fn capture_cold(
         let mut hot = match &cold_opts.keep_hot {
             Some(path) => {
                 let mut m = meta.clone();
-                m.label = format!("{label}.hot");
+                m.label = format!("{}.hot", meta.label);
                 m.cold = None;
                 let w = crate::snapshot::writer::SnapshotWriter::create(
                     path,
