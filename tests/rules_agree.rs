@@ -145,6 +145,7 @@ fn tables() -> Vec<(String, Table)> {
 #[test]
 fn every_caller_agrees_with_the_rules_and_an_independent_budget() {
     let qpl_caps = backend::Capabilities {
+        name: "qpl",
         compress: vec![],
         decompress: vec![],
         path: backend::ExecPath::Software,

@@ -19,7 +19,7 @@ use cannery_benches::{pages, PAGE_SIZE};
 use cannery_codec::{Level, Mode, Outcome, Table};
 use cannery_engines::backend::software::Software;
 use cannery_engines::batch::{BatchCompressor, BatchDecompressor, Bound};
-use cannery_engines::{Capabilities, Engine, EngineError};
+use cannery_engines::{Capabilities, Engine, EngineError, Job};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 const BATCHES: [usize; 6] = [1, 2, 4, 8, 16, 32];
@@ -196,23 +196,12 @@ impl Engine for Spin {
         Capabilities::unchecked()
     }
 
-    fn decompress(
-        &mut self,
-        _: Mode,
-        _: Option<&Table>,
-        _: &[u8],
-        _: &mut [u8],
-    ) -> Result<usize, EngineError> {
+    fn decompress_job(&mut self, _: Job<'_>, _: &mut [u8]) -> Result<usize, EngineError> {
         unreachable!("only compresses")
     }
 
-    fn compress(
-        &mut self,
-        _: Mode,
-        _: Option<&Table>,
-        unit: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<Outcome, EngineError> {
+    fn compress_job(&mut self, job: Job<'_>, out: &mut Vec<u8>) -> Result<Outcome, EngineError> {
+        let unit = job.data;
         if !self.0.is_zero() {
             let start = Instant::now();
             while start.elapsed() < self.0 {

@@ -5,7 +5,7 @@
 //! the peers (zstd, lz4, the kernel's). The validation matrix, the batch
 //! path, bench and evaluation all run engines through this trait.
 //!
-//! An engine compresses one page at a time in a [`Mode`] (canned with a
+//! An engine compresses one page at a time (a [`Job`]) in a [`Mode`] (canned with a
 //! table); a stream is raw deflate for fixed and dynamic, IAA wire format
 //! for canned, or the peer's own format for a peer (whose one mode is
 //! dynamic: codes of its choosing). Outputs of 4096 bytes or more are
@@ -43,6 +43,9 @@ impl ExecPath {
 /// What a backend can do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Capabilities {
+    /// The engine's lower-case name, as on the command line.
+    #[serde(skip)]
+    pub name: &'static str,
     /// Modes it can compress in (its own streams).
     #[serde(serialize_with = "mode_names")]
     pub compress: Vec<Mode>,
@@ -69,6 +72,7 @@ impl Capabilities {
     /// what an engine declares that checks nothing itself (test engines).
     pub fn unchecked() -> &'static Capabilities {
         static ANY: std::sync::LazyLock<Capabilities> = std::sync::LazyLock::new(|| Capabilities {
+            name: "unchecked",
             compress: ALL_MODES.to_vec(),
             decompress: ALL_MODES.to_vec(),
             path: ExecPath::Software,
@@ -253,19 +257,45 @@ pub enum EngineError {
     },
 }
 
+/// One unit of an engine's work: a page to compress or a stream to
+/// decompress, in `mode`, with `table` in canned mode (ignored otherwise).
+#[derive(Clone, Copy, Debug)]
+pub struct Job<'a> {
+    /// The mode the page is compressed in, or the stream was written in.
+    pub mode: Mode,
+    /// The canned table, if any.
+    pub table: Option<&'a Table>,
+    /// The page (at most [`PAGE_SIZE`] bytes) or the stream.
+    pub data: &'a [u8],
+}
+
 /// An engine that compresses and/or decompresses 4 KiB pages.
 ///
-/// `table` is used in canned mode (and ignored otherwise); backends cache
-/// whatever they derive from it, so passing the same table page after page
-/// is cheap.
+/// An engine implements [`Engine::capabilities`] (its name among them),
+/// [`Engine::compress_job`] and [`Engine::decompress_job`]; callers use
+/// [`Engine::compress`] and [`Engine::decompress`], which make the checks
+/// every engine needs (the page's size, the mode) in one place. Backends
+/// cache whatever they derive from a job's table, so passing the same
+/// table page after page is cheap.
 pub trait Engine {
-    /// Lower-case name, as on the command line.
-    fn name(&self) -> &'static str;
-
-    /// What it can do, and on which path.
+    /// What it can do, its name, and on which path.
     fn capabilities(&self) -> &Capabilities;
 
-    /// Compresses one page into `out` (cleared first). On
+    /// Compresses `job.data`, a page that [`Engine::compress`] checked, into
+    /// `out` (cleared first).
+    fn compress_job(&mut self, job: Job<'_>, out: &mut Vec<u8>) -> Result<Outcome, EngineError>;
+
+    /// Decompresses the stream `job.data` into `out`, whose length is the
+    /// limit; returns the bytes produced.
+    fn decompress_job(&mut self, job: Job<'_>, out: &mut [u8]) -> Result<usize, EngineError>;
+
+    /// Lower-case name, as on the command line.
+    fn name(&self) -> &'static str {
+        self.capabilities().name
+    }
+
+    /// Compresses one page into `out` (cleared first), after checking its
+    /// size and that the engine compresses in `mode`. On
     /// [`Outcome::Incompressible`] the contents of `out` are unspecified.
     fn compress(
         &mut self,
@@ -273,7 +303,16 @@ pub trait Engine {
         table: Option<&Table>,
         page: &[u8],
         out: &mut Vec<u8>,
-    ) -> Result<Outcome, EngineError>;
+    ) -> Result<Outcome, EngineError> {
+        check_page(page)?;
+        self.capabilities().check_compress(self.name(), mode)?;
+        let job = Job {
+            mode,
+            table,
+            data: page,
+        };
+        self.compress_job(job, out)
+    }
 
     /// Decompresses one stream into `out`, whose length is the limit;
     /// returns the bytes produced.
@@ -281,9 +320,16 @@ pub trait Engine {
         &mut self,
         mode: Mode,
         table: Option<&Table>,
-        data: &[u8],
+        stream: &[u8],
         out: &mut [u8],
-    ) -> Result<usize, EngineError>;
+    ) -> Result<usize, EngineError> {
+        let job = Job {
+            mode,
+            table,
+            data: stream,
+        };
+        self.decompress_job(job, out)
+    }
 
     /// The path the last job ran on (the capabilities' path unless the
     /// backend can switch per job).

@@ -199,10 +199,7 @@ mod tests {
     use super::*;
     use cannery_codec::decode::inflate;
 
-    fn page() -> Vec<u8> {
-        use crate::backend::stress::{page, Kind, Rng};
-        page(Kind::Words, &mut Rng::new(7), None)
-    }
+    use crate::backend::stress::words_page as page;
 
     #[test]
     fn histograms_count_one_parse_and_one_end_of_block() {

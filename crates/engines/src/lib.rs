@@ -31,4 +31,4 @@ pub mod library;
 pub mod peer;
 
 pub use batch::{BatchCompressor, BatchDecompressor, BatchError, Bound, UnitStatus};
-pub use engine::{Capabilities, Engine, EngineError, ExecPath};
+pub use engine::{Capabilities, Engine, EngineError, ExecPath, Job};

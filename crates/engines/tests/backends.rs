@@ -301,6 +301,38 @@ fn qpl_refuses_tables_it_would_change() {
         .unwrap();
 }
 
+/// The page-size check is the trait's, made before any engine's own code
+/// runs: every backend and peer refuses a page one byte too long.
+#[test]
+#[cfg(feature = "reference")]
+fn an_oversized_page_is_refused_by_every_engine() {
+    use cannery_engines::peer::{Peer, PeerKind};
+    let mut engines = available();
+    for kind in [
+        "zstd-1",
+        "lz4",
+        "lz4-flex",
+        "libdeflate-1",
+        "zlib-6",
+        "miniz-1",
+    ] {
+        engines.push(Box::new(
+            Peer::new(kind.parse::<PeerKind>().unwrap(), None).unwrap(),
+        ));
+    }
+    assert!(engines.len() >= 10, "{} engines", engines.len());
+    let page = vec![7u8; 4097];
+    let k = Table::kernel_2024();
+    for mut e in engines {
+        let mode = e.capabilities().compress[0];
+        let mut out = Vec::new();
+        match e.compress(mode, Some(&k), &page, &mut out) {
+            Err(EngineError::InputTooLarge { len: 4097 }) => {}
+            other => panic!("{} in {mode}: {other:?}", e.name()),
+        }
+    }
+}
+
 #[test]
 fn a_mode_outside_a_backends_capabilities_is_refused_by_name() {
     let page = vec![7u8; 4096];

@@ -28,6 +28,26 @@
 //! are in [`check`]; what this build and machine offer is [`survey`](mod@survey);
 //! [`tampered`] is the deliberately faulty engine the tests use.
 
+/// `mod ffi`: the bindings the build script wrote to `$file` with bindgen,
+/// with the lints that generated code breaks switched off.
+#[cfg(any(feature = "qpl", feature = "qat"))]
+macro_rules! bindgen_module {
+    ($file:literal) => {
+        #[allow(
+            non_camel_case_types,
+            non_snake_case,
+            non_upper_case_globals,
+            dead_code,
+            unsafe_op_in_unsafe_fn,
+            clippy::all,
+            missing_docs
+        )]
+        mod ffi {
+            include!(concat!(env!("OUT_DIR"), "/", $file));
+        }
+    };
+}
+
 pub mod check;
 #[cfg(feature = "qat")]
 #[allow(unsafe_code)]
@@ -46,8 +66,8 @@ pub use survey::{survey, Availability};
 
 #[cfg(any(feature = "reference", feature = "qat"))]
 pub(crate) use crate::engine::outcome_of;
-pub(crate) use crate::engine::{check_page, ALL_MODES};
-pub use crate::engine::{Capabilities, Direction, Engine, EngineError, ExecPath};
+pub(crate) use crate::engine::ALL_MODES;
+pub use crate::engine::{Capabilities, Direction, Engine, EngineError, ExecPath, Job};
 
 use cannery_codec::bitio::BitWriter;
 use cannery_codec::mode::Mode;
@@ -165,34 +185,30 @@ fn inflate_error(
     }
 }
 
-#[cfg(feature = "qpl")]
 fn open_qpl() -> Result<Box<dyn Engine>, EngineError> {
-    Ok(Box::new(qpl::Qpl::open()?))
+    #[cfg(feature = "qpl")]
+    return Ok(Box::new(qpl::Qpl::open()?));
+    #[cfg(not(feature = "qpl"))]
+    Err(not_built("qpl", "Intel QPL", "QPL_DIR"))
 }
 
-#[cfg(not(feature = "qpl"))]
-fn open_qpl() -> Result<Box<dyn Engine>, EngineError> {
-    Err(EngineError::Unavailable {
-        backend: "qpl",
-        reason: "not built with the `qpl` feature (rebuild with --features qpl; needs Intel QPL \
-                 installed, found through pkg-config or QPL_DIR)"
-            .into(),
-    })
-}
-
-#[cfg(feature = "qat")]
 fn open_qat() -> Result<Box<dyn Engine>, EngineError> {
-    Ok(Box::new(qat::Qat::open()?))
+    #[cfg(feature = "qat")]
+    return Ok(Box::new(qat::Qat::open()?));
+    #[cfg(not(feature = "qat"))]
+    Err(not_built("qat", "QATzip and qatlib", "QATZIP_DIR"))
 }
 
-#[cfg(not(feature = "qat"))]
-fn open_qat() -> Result<Box<dyn Engine>, EngineError> {
-    Err(EngineError::Unavailable {
-        backend: "qat",
-        reason: "not built with the `qat` feature (rebuild with --features qat; needs QATzip and \
-                 qatlib installed, found through pkg-config or QATZIP_DIR)"
-            .into(),
-    })
+/// A library backend this build left out: its feature, and what it needs.
+#[cfg_attr(all(feature = "qpl", feature = "qat"), allow(dead_code))]
+fn not_built(backend: &'static str, library: &str, dir_variable: &str) -> EngineError {
+    EngineError::Unavailable {
+        backend,
+        reason: format!(
+            "not built with the `{backend}` feature (rebuild with --features {backend}; needs \
+             {library} installed, found through pkg-config or {dir_variable})"
+        ),
+    }
 }
 
 /// Opens the named backends, or every available one if `names` is `None`;

@@ -27,8 +27,8 @@
 //! codec's others: `qpl`, the decoder's fast loop).
 
 use super::{
-    as_deflate, canned_bits_to_deflate, check_page, outcome_of, Capabilities, Engine, EngineError,
-    ExecPath, ALL_MODES,
+    as_deflate, canned_bits_to_deflate, outcome_of, Capabilities, Direction, Engine, EngineError,
+    ExecPath, Job, ALL_MODES,
 };
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::decode::CannedDecoder;
@@ -37,18 +37,7 @@ use cannery_codec::mode::Mode;
 use cannery_codec::table::rules::Rule;
 use cannery_codec::table::Table;
 
-#[allow(
-    non_camel_case_types,
-    non_snake_case,
-    non_upper_case_globals,
-    dead_code,
-    unsafe_op_in_unsafe_fn,
-    clippy::all,
-    missing_docs
-)]
-mod ffi {
-    include!(concat!(env!("OUT_DIR"), "/qat_bindings.rs"));
-}
+bindgen_module!("qat_bindings.rs");
 
 /// `QZ_SW_EXECUTION_MASK` from qatzip.h: set in `ext_rc` when software ran the job.
 const SW_EXECUTION_MASK: u64 = 1 << 4;
@@ -200,14 +189,6 @@ pub struct Qat {
     canned: Option<(String, CannedDecoder)>,
 }
 
-impl std::fmt::Debug for Qat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Qat")
-            .field("caps", &self.caps)
-            .finish_non_exhaustive()
-    }
-}
-
 impl Qat {
     /// Opens a raw-deflate QATzip session: on a QAT device if there is
     /// one, else in QATzip's software fallback (said in the path note).
@@ -238,6 +219,7 @@ impl Qat {
         Ok(Qat {
             lib,
             caps: Capabilities {
+                name: "qat",
                 compress: vec![Mode::Dynamic],
                 decompress: ALL_MODES.to_vec(),
                 path,
@@ -274,6 +256,31 @@ impl Qat {
         };
         let bits = decoder.body_bits(canned, limit).unwrap_or(canned.len() * 8);
         canned_bits_to_deflate(table, canned, bits)
+    }
+
+    /// One qzCompressExt (as the last block) or qzDecompressExt call of
+    /// `src` into `dst`: its return code, the bytes it read and wrote, and
+    /// its extended return code.
+    fn call(&mut self, way: Direction, src: &[u8], dst: &mut [u8]) -> (i32, usize, usize, u64) {
+        let mut src_len = u32::try_from(src.len()).unwrap_or(u32::MAX);
+        let mut dst_len = u32::try_from(dst.len()).unwrap_or(u32::MAX);
+        let mut ext: u64 = 0;
+        let (sess, s, d) = (&mut *self.sess, src.as_ptr(), dst.as_mut_ptr());
+        // SAFETY: `s` and `d` are live buffers of at least `src_len` and
+        // `dst_len` bytes for the call's duration; the session is set up.
+        let rc = unsafe {
+            match way {
+                Direction::Compress => {
+                    self.lib
+                        .qzCompressExt(sess, s, &mut src_len, d, &mut dst_len, 1, &mut ext)
+                }
+                Direction::Decompress => {
+                    self.lib
+                        .qzDecompressExt(sess, s, &mut src_len, d, &mut dst_len, &mut ext)
+                }
+            }
+        };
+        (rc, src_len as usize, dst_len as usize, ext)
     }
 
     /// Whether the last decompression reached the end of its deflate stream
@@ -320,10 +327,6 @@ impl Drop for Qat {
 }
 
 impl Engine for Qat {
-    fn name(&self) -> &'static str {
-        "qat"
-    }
-
     fn capabilities(&self) -> &Capabilities {
         &self.caps
     }
@@ -332,37 +335,15 @@ impl Engine for Qat {
         self.last
     }
 
-    fn compress(
-        &mut self,
-        mode: Mode,
-        _table: Option<&Table>,
-        page: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<Outcome, EngineError> {
-        check_page(page)?;
-        self.caps.check_compress(self.name(), mode)?;
+    fn compress_job(&mut self, job: Job<'_>, out: &mut Vec<u8>) -> Result<Outcome, EngineError> {
+        let page = job.data;
         out.clear();
         out.resize(2 * PAGE_SIZE + 1024, 0);
-        let mut src_len = page.len() as u32;
-        let mut dst_len = out.len() as u32;
-        let mut ext: u64 = 0;
-        // SAFETY: src/dst pointers and lengths describe live buffers; the
-        // session is set up.
-        let rc = unsafe {
-            self.lib.qzCompressExt(
-                &mut *self.sess,
-                page.as_ptr(),
-                &mut src_len,
-                out.as_mut_ptr(),
-                &mut dst_len,
-                1,
-                &mut ext,
-            )
-        };
+        let (rc, src_len, dst_len, ext) = self.call(Direction::Compress, page, out);
         if rc != 0 {
             return Err(qz_err("qzCompress", rc));
         }
-        if src_len as usize != page.len() {
+        if src_len != page.len() {
             // QATzip issue #104: OK without consuming all input.
             return Err(EngineError::Rejected {
                 backend: "qat",
@@ -370,22 +351,16 @@ impl Engine for Qat {
             });
         }
         self.last = self.job_path(ext);
-        out.truncate(dst_len as usize);
+        out.truncate(dst_len);
         Ok(outcome_of(out))
     }
 
-    fn decompress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, EngineError> {
-        let data = match (mode, table) {
+    fn decompress_job(&mut self, job: Job<'_>, out: &mut [u8]) -> Result<usize, EngineError> {
+        let data = match (job.mode, job.table) {
             (Mode::Canned, Some(t)) => {
-                std::borrow::Cow::Owned(self.canned_as_deflate(t, data, out.len())?)
+                std::borrow::Cow::Owned(self.canned_as_deflate(t, job.data, out.len())?)
             }
-            _ => as_deflate(mode, table, data)?,
+            _ => as_deflate(job.mode, job.table, job.data)?,
         };
         if data.is_empty() {
             // QATzip answers QZ_OK with no output; a stream has a final block.
@@ -394,21 +369,7 @@ impl Engine for Qat {
                 message: "empty stream (no final block)".into(),
             });
         }
-        let mut src_len = data.len() as u32;
-        let mut dst_len = out.len() as u32;
-        let mut ext: u64 = 0;
-        // SAFETY: src/dst pointers and lengths describe live buffers; the
-        // session is set up.
-        let rc = unsafe {
-            self.lib.qzDecompressExt(
-                &mut *self.sess,
-                data.as_ptr(),
-                &mut src_len,
-                out.as_mut_ptr(),
-                &mut dst_len,
-                &mut ext,
-            )
-        };
+        let (rc, src_len, dst_len, ext) = self.call(Direction::Decompress, &data, out);
         let ended = self.stream_ended();
         if rc != 0 || !ended {
             // QATzip's software path keeps its inflate state after a stream
@@ -431,7 +392,7 @@ impl Engine for Qat {
         // the output filled first, or the input ran out (a stream cut short
         // is not a short page).
         if !ended {
-            return Err(if dst_len as usize == out.len() {
+            return Err(if dst_len == out.len() {
                 EngineError::OutputLimit {
                     backend: "qat",
                     limit: out.len(),
@@ -447,18 +408,18 @@ impl Engine for Qat {
                 }
             });
         }
-        if (src_len as usize) < data.len() {
+        if src_len < data.len() {
             return Err(EngineError::Rejected {
                 backend: "qat",
                 message: format!(
                     "{} bytes after the final block (qzDecompress read {src_len} of {})",
-                    data.len() - src_len as usize,
+                    data.len() - src_len,
                     data.len()
                 ),
             });
         }
         self.last = self.job_path(ext);
-        Ok(dst_len as usize)
+        Ok(dst_len)
     }
 }
 

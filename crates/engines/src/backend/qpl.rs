@@ -41,7 +41,7 @@
 //! is the FFI's (the codec's others: `qat`, the decoder's fast loop). It does not check
 //! integrity beyond deflate's structure (canned streams carry no checksum).
 
-use super::{check_page, Capabilities, Engine, EngineError, ExecPath, ALL_MODES};
+use super::{Capabilities, Engine, EngineError, ExecPath, Job, ALL_MODES};
 use cannery_codec::constants::{NUM_DIST, NUM_LITLEN, PAGE_SIZE};
 use cannery_codec::decode::read_block_header;
 use cannery_codec::encode::Outcome;
@@ -49,18 +49,7 @@ use cannery_codec::mode::Mode;
 use cannery_codec::table::rules::Rule;
 use cannery_codec::table::{Alphabet, CodeLengths, Table};
 
-#[allow(
-    non_camel_case_types,
-    non_snake_case,
-    non_upper_case_globals,
-    dead_code,
-    unsafe_op_in_unsafe_fn,
-    clippy::all,
-    missing_docs
-)]
-mod ffi {
-    include!(concat!(env!("OUT_DIR"), "/qpl_bindings.rs"));
-}
+bindgen_module!("qpl_bindings.rs");
 
 mod decompress;
 mod target;
@@ -99,21 +88,21 @@ extern "C" fn qpl_free(ptr: *mut std::ffi::c_void) {
 }
 
 /// A QPL job structure in memory we own; finalised on drop.
-struct Job {
+struct QplJob {
     /// The job bytes, 8-byte aligned (QPL's job holds pointers and u64s).
     mem: Vec<u64>,
     path: ffi::qpl_path_t,
 }
 
-impl Job {
+impl QplJob {
     /// Allocates and initialises a job for `path`.
-    fn new(path: ffi::qpl_path_t) -> Result<Job, EngineError> {
+    fn new(path: ffi::qpl_path_t) -> Result<QplJob, EngineError> {
         let mut size: u32 = 0;
         // SAFETY: `size` is a valid out-pointer for the call's duration.
         check("qpl_get_job_size", unsafe {
             ffi::qpl_get_job_size(path, &mut size)
         })?;
-        let mut job = Job {
+        let mut job = QplJob {
             mem: vec![0u64; (size as usize).div_ceil(8)],
             path,
         };
@@ -153,7 +142,7 @@ impl Job {
     }
 }
 
-impl Drop for Job {
+impl Drop for QplJob {
     fn drop(&mut self) {
         if !self.mem.is_empty() {
             // SAFETY: the job was initialised by qpl_init_job and is finalised once.
@@ -184,16 +173,8 @@ impl Drop for HuffTable {
 /// Intel QPL as a backend.
 pub struct Qpl {
     caps: Capabilities,
-    job: Job,
+    job: QplJob,
     canned: Option<(CodeLengths, HuffTable)>,
-}
-
-impl std::fmt::Debug for Qpl {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Qpl")
-            .field("caps", &self.caps)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Qpl {
@@ -211,14 +192,14 @@ impl Qpl {
     fn open_path(only: Option<ExecPath>) -> Result<Qpl, EngineError> {
         let (job, path, note) = match only {
             Some(ExecPath::Software) => (
-                Job::new(ffi::qpl_path_software)?,
+                QplJob::new(ffi::qpl_path_software)?,
                 ExecPath::Software,
                 Some("software path requested".to_string()),
             ),
-            _ => match Job::new(ffi::qpl_path_hardware) {
+            _ => match QplJob::new(ffi::qpl_path_hardware) {
                 Ok(job) => (job, ExecPath::Hardware, None),
                 Err(e) => (
-                    Job::new(ffi::qpl_path_software)?,
+                    QplJob::new(ffi::qpl_path_software)?,
                     ExecPath::Software,
                     Some(format!("hardware path unavailable: {e}")),
                 ),
@@ -226,6 +207,7 @@ impl Qpl {
         };
         Ok(Qpl {
             caps: Capabilities {
+                name: "qpl",
                 compress: ALL_MODES.to_vec(),
                 decompress: ALL_MODES.to_vec(),
                 path,
@@ -303,7 +285,7 @@ impl Qpl {
         let mut out = Vec::new();
         let flags = ffi::QPL_FLAG_OMIT_VERIFY;
         let n = self
-            .compress_job(
+            .run_compress(
                 flags,
                 ffi::qpl_default_level,
                 table,
@@ -326,7 +308,7 @@ impl Qpl {
     /// LAST), `level` and `table` (null: none) into `out`, with room for
     /// `limit` bytes: the stream's length, or `None` when it does not fit
     /// (QPL writes no stored block in canned mode).
-    fn compress_job(
+    fn run_compress(
         &mut self,
         flags: u32,
         level: ffi::qpl_compression_levels,
@@ -431,24 +413,14 @@ impl Qpl {
 }
 
 impl Engine for Qpl {
-    fn name(&self) -> &'static str {
-        "qpl"
-    }
-
     fn capabilities(&self) -> &Capabilities {
         &self.caps
     }
 
-    fn compress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        page: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<Outcome, EngineError> {
-        check_page(page)?;
+    fn compress_job(&mut self, job: Job<'_>, out: &mut Vec<u8>) -> Result<Outcome, EngineError> {
+        let (mode, page) = (job.mode, job.data);
         let huff = match mode {
-            Mode::Canned => self.table(table)?,
+            Mode::Canned => self.table(job.table)?,
             _ => std::ptr::null_mut(),
         };
         let flags = match mode {
@@ -456,25 +428,19 @@ impl Engine for Qpl {
             Mode::Dynamic => ffi::QPL_FLAG_DYNAMIC_HUFFMAN,
             Mode::Canned => ffi::QPL_FLAG_CANNED_MODE,
         };
-        match self.compress_job(flags, ffi::qpl_default_level, huff, page, out, PAGE_SIZE)? {
+        match self.run_compress(flags, ffi::qpl_default_level, huff, page, out, PAGE_SIZE)? {
             Some(_) => Ok(super::outcome_of(out)),
             None => Ok(Outcome::Incompressible),
         }
     }
 
-    fn decompress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, EngineError> {
-        if mode == Mode::Canned {
-            let t = table.ok_or(EngineError::TableRequired)?;
-            return self.decompress_by_header(t, data, out);
+    fn decompress_job(&mut self, job: Job<'_>, out: &mut [u8]) -> Result<usize, EngineError> {
+        if job.mode == Mode::Canned {
+            let t = job.table.ok_or(EngineError::TableRequired)?;
+            return self.decompress_by_header(t, job.data, out);
         }
         let limit = out.len();
-        match self.inflate_raw(data, out) {
+        match self.inflate_raw(job.data, out) {
             Err(EngineError::Qpl { code, .. }) if code == ffi::QPL_STS_MORE_OUTPUT_NEEDED => {
                 Err(EngineError::OutputLimit {
                     backend: "qpl",

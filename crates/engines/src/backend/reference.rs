@@ -12,14 +12,13 @@
 //! none compresses with a canned table.
 
 use super::{
-    as_deflate, check_page, inflate_error, outcome_of, Capabilities, Engine, EngineError, ExecPath,
+    as_deflate, inflate_error, outcome_of, Capabilities, Engine, EngineError, ExecPath, Job,
     ALL_MODES,
 };
 use crate::peer::deflate;
 use cannery_codec::encode::Outcome;
 use cannery_codec::mode::Mode;
 use cannery_codec::table::rules::Rule;
-use cannery_codec::table::Table;
 
 /// Which library, at which level.
 enum Library {
@@ -30,7 +29,6 @@ enum Library {
 
 /// A reference deflate library as an engine.
 pub struct Reference {
-    name: &'static str,
     caps: Capabilities,
     library: Library,
 }
@@ -38,7 +36,7 @@ pub struct Reference {
 impl std::fmt::Debug for Reference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Reference")
-            .field("name", &self.name)
+            .field("caps", &self.caps)
             .finish_non_exhaustive()
     }
 }
@@ -46,8 +44,8 @@ impl std::fmt::Debug for Reference {
 impl Reference {
     fn new(name: &'static str, compress: Vec<Mode>, library: Library) -> Reference {
         Reference {
-            name,
             caps: Capabilities {
+                name,
                 compress,
                 decompress: ALL_MODES.to_vec(),
                 path: ExecPath::Software,
@@ -88,49 +86,32 @@ impl Reference {
 }
 
 impl Engine for Reference {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
     fn capabilities(&self) -> &Capabilities {
         &self.caps
     }
 
-    fn compress(
-        &mut self,
-        mode: Mode,
-        _table: Option<&Table>,
-        page: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<Outcome, EngineError> {
-        check_page(page)?;
-        self.caps.check_compress(self.name, mode)?;
+    fn compress_job(&mut self, job: Job<'_>, out: &mut Vec<u8>) -> Result<Outcome, EngineError> {
+        let (page, mode) = (job.data, job.mode);
         match &mut self.library {
             Library::Zlib(l) => deflate::zlib_deflate(*l, page, out),
             Library::Miniz(l) => deflate::miniz_deflate(*l, mode == Mode::Fixed, page, out),
             Library::Libdeflate(lib) => lib.deflate(page, out),
         }
         .map_err(|message| EngineError::Rejected {
-            backend: self.name,
+            backend: self.caps.name,
             message,
         })?;
         Ok(outcome_of(out))
     }
 
-    fn decompress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, EngineError> {
-        let data = as_deflate(mode, table, data)?;
+    fn decompress_job(&mut self, job: Job<'_>, out: &mut [u8]) -> Result<usize, EngineError> {
+        let data = as_deflate(job.mode, job.table, job.data)?;
         let limit = out.len();
         match &mut self.library {
             Library::Zlib(_) => deflate::zlib_inflate(&data, out),
             Library::Miniz(_) => deflate::miniz_inflate(&data, out),
             Library::Libdeflate(lib) => lib.inflate(&data, out),
         }
-        .map_err(|e| inflate_error(self.name, limit, e))
+        .map_err(|e| inflate_error(self.caps.name, limit, e))
     }
 }

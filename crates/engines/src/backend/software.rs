@@ -6,7 +6,7 @@
 //! It keeps one encoder per mode and one canned decoder, rebuilt only when
 //! the table changes. It does not emulate QPL's or IAA's match finder.
 
-use super::{check_page, Capabilities, Engine, EngineError, ExecPath, ALL_MODES};
+use super::{Capabilities, Engine, EngineError, ExecPath, Job, ALL_MODES};
 use cannery_codec::decode::{inflate, CannedDecoder};
 use cannery_codec::encode::{Encoder, Outcome};
 use cannery_codec::lz77::Level;
@@ -50,6 +50,7 @@ impl Software {
             level,
             format,
             caps: Capabilities {
+                name: "software",
                 compress: ALL_MODES.to_vec(),
                 decompress: ALL_MODES.to_vec(),
                 path: ExecPath::Software,
@@ -118,36 +119,20 @@ impl Software {
 }
 
 impl Engine for Software {
-    fn name(&self) -> &'static str {
-        "software"
-    }
-
     fn capabilities(&self) -> &Capabilities {
         &self.caps
     }
 
-    fn compress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        page: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<Outcome, EngineError> {
-        check_page(page)?;
-        Ok(self.encoder(mode, table)?.compress(page, out)?)
+    fn compress_job(&mut self, job: Job<'_>, out: &mut Vec<u8>) -> Result<Outcome, EngineError> {
+        Ok(self.encoder(job.mode, job.table)?.compress(job.data, out)?)
     }
 
-    fn decompress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, EngineError> {
-        match mode {
-            Mode::Fixed | Mode::Dynamic => Ok(inflate(data, out)?),
-            Mode::Canned if self.format == Format::Deflate => Ok(inflate(data, out)?),
-            Mode::Canned => Ok(self.decoder(table)?.decompress(data, out)?),
+    fn decompress_job(&mut self, job: Job<'_>, out: &mut [u8]) -> Result<usize, EngineError> {
+        match job.mode {
+            Mode::Canned if self.format == Format::Iaa => {
+                Ok(self.decoder(job.table)?.decompress(job.data, out)?)
+            }
+            _ => Ok(inflate(job.data, out)?),
         }
     }
 }

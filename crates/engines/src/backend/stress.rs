@@ -164,6 +164,12 @@ pub fn page(kind: Kind, rng: &mut Rng, base: Option<&[u8]>) -> Vec<u8> {
     p
 }
 
+/// A page of words (seed 7): the page unit tests of a library's parse use.
+#[cfg(all(test, any(feature = "isal", feature = "qpl")))]
+pub(crate) fn words_page() -> Vec<u8> {
+    page(Kind::Words, &mut Rng::new(7), None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,9 +4,9 @@
 //! each page it gives back) and that the batch path survives an engine
 //! that sleeps, fails or panics. Never offered as a backend.
 
-use cannery_codec::{Mode, Outcome, Table};
+use cannery_codec::Outcome;
 
-use crate::engine::{Capabilities, Engine, EngineError};
+use crate::engine::{Capabilities, Engine, EngineError, Job};
 
 /// What the closure of a [`Tampered`] engine is shown.
 pub enum Step<'a> {
@@ -49,38 +49,26 @@ where
     E: Engine,
     F: FnMut(Step<'_>) -> Result<(), EngineError>,
 {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
     fn capabilities(&self) -> &Capabilities {
         self.inner.capabilities()
     }
 
-    fn compress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        page: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<Outcome, EngineError> {
-        (self.tamper)(Step::Input(page))?;
-        let r = self.inner.compress(mode, table, page, out)?;
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn compress_job(&mut self, job: Job<'_>, out: &mut Vec<u8>) -> Result<Outcome, EngineError> {
+        (self.tamper)(Step::Input(job.data))?;
+        let r = self.inner.compress_job(job, out)?;
         if let Outcome::Compressed(n) = r {
             (self.tamper)(Step::Compressed(&mut out[..n]))?;
         }
         Ok(r)
     }
 
-    fn decompress(
-        &mut self,
-        mode: Mode,
-        table: Option<&Table>,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, EngineError> {
-        (self.tamper)(Step::Input(data))?;
-        let n = self.inner.decompress(mode, table, data, out)?;
+    fn decompress_job(&mut self, job: Job<'_>, out: &mut [u8]) -> Result<usize, EngineError> {
+        (self.tamper)(Step::Input(job.data))?;
+        let n = self.inner.decompress_job(job, out)?;
         (self.tamper)(Step::Decompressed(&mut out[..n]))?;
         Ok(n)
     }

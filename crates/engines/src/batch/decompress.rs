@@ -230,7 +230,8 @@ impl<'a, D: Engine + Send + 'static> DecompressedBatch<'a, D> {
 mod tests {
     use super::*;
     use crate::batch::claim::caller_turn;
-    use cannery_codec::{Mode, Table};
+    use crate::engine::Job;
+    use cannery_codec::{Mode, Outcome};
 
     /// Copies a stream into its slot: a codec small enough for Miri, which
     /// checks the loan's reads and writes across threads.
@@ -245,23 +246,12 @@ mod tests {
             crate::engine::Capabilities::unchecked()
         }
 
-        fn compress(
-            &mut self,
-            _: Mode,
-            _: Option<&Table>,
-            _: &[u8],
-            _: &mut Vec<u8>,
-        ) -> Result<cannery_codec::Outcome, EngineError> {
+        fn compress_job(&mut self, _: Job<'_>, _: &mut Vec<u8>) -> Result<Outcome, EngineError> {
             unreachable!("only decompresses")
         }
 
-        fn decompress(
-            &mut self,
-            _: Mode,
-            _: Option<&Table>,
-            data: &[u8],
-            out: &mut [u8],
-        ) -> Result<usize, EngineError> {
+        fn decompress_job(&mut self, job: Job<'_>, out: &mut [u8]) -> Result<usize, EngineError> {
+            let data = job.data;
             if data.first() == Some(&0xEE) {
                 return Err(EngineError::Rejected {
                     backend: "copy",

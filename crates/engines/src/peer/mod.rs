@@ -23,11 +23,10 @@ pub mod lz4_dict;
 use std::fmt;
 
 use crate::backend::reference::Reference;
-use crate::engine::{check_page, Capabilities, Engine as _, EngineError, ExecPath};
+use crate::engine::{Capabilities, Engine as _, EngineError, ExecPath, Job};
 use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::encode::Outcome;
 use cannery_codec::mode::Mode;
-use cannery_codec::table::Table;
 use deflate::InflateFailure;
 
 /// Which peer compressor, at which level.
@@ -157,6 +156,23 @@ impl PeerKind {
     pub fn needs_dictionary(&self) -> bool {
         matches!(self, PeerKind::ZstdDict(_) | PeerKind::Lz4Dict)
     }
+
+    /// The family's name, without the level (`zstd`, `lz4-dict`,
+    /// `libdeflate`, ...): the peer's engine name.
+    pub fn family(&self) -> &'static str {
+        match self {
+            PeerKind::Zstd(_) => "zstd",
+            PeerKind::ZstdDict(_) => "zstd-dict",
+            PeerKind::Lz4Flex => "lz4-flex",
+            PeerKind::Lz4 => "lz4",
+            PeerKind::Lz4Dict => "lz4-dict",
+            PeerKind::Libdeflate(_) => "libdeflate",
+            PeerKind::Zlib(_) => "zlib",
+            PeerKind::Miniz(_) => "miniz_oxide",
+            PeerKind::KernelDeflate => "kernel-deflate",
+            PeerKind::KernelLzo => "kernel-lzo",
+        }
+    }
 }
 
 impl std::str::FromStr for PeerKind {
@@ -236,6 +252,7 @@ impl Peer {
             )),
         };
         let caps = Capabilities {
+            name: kind.family(),
             compress: vec![Mode::Dynamic],
             decompress: vec![Mode::Dynamic],
             path: ExecPath::Software,
@@ -330,56 +347,29 @@ impl Peer {
 /// deflate): only the same peer reads them back. Its name is the family
 /// (`zstd`, `lz4-dict`, `libdeflate`, ...); [`Peer::kind`] has the level.
 impl crate::engine::Engine for Peer {
-    fn name(&self) -> &'static str {
-        match self.kind {
-            PeerKind::Zstd(_) => "zstd",
-            PeerKind::ZstdDict(_) => "zstd-dict",
-            PeerKind::Lz4Flex => "lz4-flex",
-            PeerKind::Lz4 => "lz4",
-            PeerKind::Lz4Dict => "lz4-dict",
-            PeerKind::Libdeflate(_) => "libdeflate",
-            PeerKind::Zlib(_) => "zlib",
-            PeerKind::Miniz(_) => "miniz_oxide",
-            PeerKind::KernelDeflate => "kernel-deflate",
-            PeerKind::KernelLzo => "kernel-lzo",
-        }
-    }
-
     fn capabilities(&self) -> &Capabilities {
         &self.caps
     }
 
-    fn compress(
-        &mut self,
-        mode: Mode,
-        _table: Option<&Table>,
-        page: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<Outcome, EngineError> {
-        check_page(page)?;
-        self.caps
-            .check_compress(crate::engine::Engine::name(self), mode)?;
-        let library = |e: PeerError| EngineError::Rejected {
-            backend: "peer",
-            message: e.to_string(),
-        };
-        Ok(match Peer::compress(self, page, out).map_err(library)? {
-            Some(n) => Outcome::Compressed(n),
-            None => Outcome::Incompressible,
-        })
+    fn compress_job(&mut self, job: Job<'_>, out: &mut Vec<u8>) -> Result<Outcome, EngineError> {
+        Ok(
+            match Peer::compress(self, job.data, out).map_err(peer_rejected)? {
+                Some(n) => Outcome::Compressed(n),
+                None => Outcome::Incompressible,
+            },
+        )
     }
 
-    fn decompress(
-        &mut self,
-        _mode: Mode,
-        _table: Option<&Table>,
-        data: &[u8],
-        out: &mut [u8],
-    ) -> Result<usize, EngineError> {
-        Peer::decompress(self, data, out).map_err(|e| EngineError::Rejected {
-            backend: "peer",
-            message: e.to_string(),
-        })
+    fn decompress_job(&mut self, job: Job<'_>, out: &mut [u8]) -> Result<usize, EngineError> {
+        Peer::decompress(self, job.data, out).map_err(peer_rejected)
+    }
+}
+
+/// A peer's error as an engine's.
+fn peer_rejected(e: PeerError) -> EngineError {
+    EngineError::Rejected {
+        backend: "peer",
+        message: e.to_string(),
     }
 }
 

@@ -52,7 +52,7 @@ impl QplLevel {
 /// The symbols QPL's statistics gatherer (software path) finds in `page` at
 /// `level`, with one end-of-block.
 pub fn gather_page_statistics(page: &[u8], level: QplLevel) -> Result<LibraryCounts, EngineError> {
-    crate::backend::check_page(page)?;
+    crate::engine::check_page(page)?;
     // QPL's gatherer takes a mutable pointer; it does not write through it.
     let mut input = page.to_vec();
     // SAFETY: qpl_histogram is plain u32 arrays; all-zero is valid.
@@ -157,9 +157,9 @@ impl Qpl {
         page: &[u8],
         limit: usize,
     ) -> Result<Option<Vec<u8>>, EngineError> {
-        crate::backend::check_page(page)?;
+        crate::engine::check_page(page)?;
         let mut out = Vec::new();
-        let n = self.compress_job(
+        let n = self.run_compress(
             ffi::QPL_FLAG_CANNED_MODE,
             level.raw(),
             table.0 .0,
@@ -218,10 +218,7 @@ impl QplParser {
 mod tests {
     use super::*;
 
-    fn page() -> Vec<u8> {
-        use crate::backend::stress::{page, Kind, Rng};
-        page(Kind::Words, &mut Rng::new(7), None)
-    }
+    use crate::backend::stress::words_page as page;
 
     #[test]
     fn statistics_are_counts_of_one_parse() {
