@@ -35,9 +35,7 @@ pub struct Reference {
 
 impl std::fmt::Debug for Reference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Reference")
-            .field("caps", &self.caps)
-            .finish_non_exhaustive()
+        f.debug_tuple("Reference").field(&self.caps).finish()
     }
 }
 
