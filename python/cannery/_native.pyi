@@ -210,13 +210,22 @@ def decompress_page(
     Raises DecompressError for malformed, truncated or over-long data.
     """
 def compressed_sizes(
-    pages: _Pages, *, table: Table | None = None, mode: _Mode = "canned", level: _Level = "fast", format: _Format = "iaa"
+    pages: _Pages,
+    *,
+    table: Table | None = None,
+    mode: _Mode = "canned",
+    level: _Level = "fast",
+    format: _Format = "iaa",
+    workers: int = 1,
 ) -> npt.NDArray[np.int64]:
     """Compressed size of every page in `pages` (a 2-D uint8 array, a buffer
     of whole 4096-byte pages, or an iterable of pages), with the arguments
     of `compress_page`, as a 1-D NumPy int64 array (one entry per page).
     Incompressible pages count as 4096 bytes, as zswap stores them raw.
-    Runs with the GIL released.
+    The pages go through the batch path in batches of 32, spread over
+    `workers` (1 to 32: the calling thread and `workers - 1` threads of its
+    own), with the GIL released; the sizes do not depend on `workers`.
+    Raises InvalidInputError for a worker count out of range.
     """
 def export_kernel_header(
     table: Table,

@@ -1,6 +1,8 @@
-//! Page compression and decompression: `compress_page`, `decompress_page`
-//! and `compressed_sizes`, calling `cannery_codec::{Encoder, Decoder}` with
-//! the GIL released.
+//! Page compression and decompression: `compress_page` and
+//! `decompress_page`, calling `cannery_codec::{Encoder, Decoder}`, and
+//! `compressed_sizes`, many pages through the engines' batch path
+//! (`cannery_engines::batch`, cannery's software engine on each worker),
+//! all with the GIL released.
 //!
 //! Incompressible pages: `compress_page` raises `IncompressibleError` (a
 //! `CanneryError`, not a `ValueError`: the input was fine) when the output
@@ -9,6 +11,9 @@
 //! spend on them. No encoding or decoding logic lives here.
 
 use cannery_codec::{DecodeError, EncodeError, Encoder, Format, Level, Mode, Outcome};
+use cannery_engines::backend::software::Software;
+use cannery_engines::batch::{BatchCompressor, Bound as BoundEngine, UnitStatus, MAX_BATCH_SIZE};
+use cannery_engines::EngineError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -28,6 +33,15 @@ pub fn encode_error(e: EncodeError) -> PyErr {
         EncodeError::TableNotEncodable { .. } | EncodeError::TableNotStandard => {
             error(Kind::Table, e)
         }
+        other => error(Kind::Cannery, other),
+    }
+}
+
+/// Converts an engine's error (an encoder's keeps its own mapping).
+fn engine_error(e: EngineError) -> PyErr {
+    match e {
+        EngineError::Encode(e) => encode_error(e),
+        EngineError::InputTooLarge { .. } | EngineError::TableRequired => invalid(e),
         other => error(Kind::Cannery, other),
     }
 }
@@ -130,9 +144,12 @@ pub fn decompress_page<'py>(
 /// of whole 4096-byte pages, or an iterable of pages), with the arguments
 /// of `compress_page`, as a 1-D NumPy int64 array (one entry per page).
 /// Incompressible pages count as 4096 bytes, as zswap stores them raw.
-/// Runs with the GIL released.
+/// The pages go through the batch path in batches of 32, spread over
+/// `workers` (1 to 32: the calling thread and `workers - 1` threads of its
+/// own), with the GIL released; the sizes do not depend on `workers`.
+/// Raises InvalidInputError for a worker count out of range.
 #[pyfunction]
-#[pyo3(signature = (pages, *, table=None, mode="canned", level="fast", format="iaa"))]
+#[pyo3(signature = (pages, *, table=None, mode="canned", level="fast", format="iaa", workers=1))]
 pub fn compressed_sizes<'py>(
     py: Python<'py>,
     pages: &Bound<'py, PyAny>,
@@ -140,22 +157,45 @@ pub fn compressed_sizes<'py>(
     mode: &str,
     level: &str,
     format: &str,
+    workers: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut enc = encoder(table.as_deref(), mode, level, format)?;
+    // The arguments' errors, as compress_page gives them.
+    encoder(table.as_deref(), mode, level, format)?;
+    if !(1..=MAX_BATCH_SIZE).contains(&workers) {
+        return Err(invalid(format!(
+            "workers must be between 1 and {MAX_BATCH_SIZE}, not {workers}"
+        )));
+    }
+    let (mode, level, format) = (parse(mode)?, parse(level)?, parse(format)?);
+    let table = table.as_deref().map(|t| &t.inner);
+    let lanes = (0..workers)
+        .map(|_| BoundEngine::new(Software::with_format(level, format), mode, table))
+        .collect();
+    let mut batch =
+        BatchCompressor::new(MAX_BATCH_SIZE, lanes).map_err(|e| error(Kind::Cannery, e))?;
     let pages = buffer::pages(pages, "pages")?;
     let slices = pages.slices();
     let sizes = py
         .allow_threads(|| {
-            let mut out = Vec::with_capacity(PAGE_SIZE);
-            slices
-                .iter()
-                .map(|p| match enc.compress(p, &mut out)? {
-                    Outcome::Compressed(n) => Ok(n as i64),
-                    Outcome::Incompressible => Ok(PAGE_SIZE as i64),
-                })
-                .collect::<Result<Vec<i64>, EncodeError>>()
+            let mut sizes = Vec::with_capacity(slices.len());
+            for group in slices.chunks(MAX_BATCH_SIZE) {
+                let done = batch.compress(group.iter().map(|p| &p[..])).map_err(|e| {
+                    EngineError::Rejected {
+                        backend: "batch",
+                        message: e.to_string(),
+                    }
+                })?;
+                for (status, _) in done.iter() {
+                    sizes.push(match status {
+                        UnitStatus::Compressed(n) => *n as i64,
+                        UnitStatus::Incompressible => PAGE_SIZE as i64,
+                        UnitStatus::Failed(e) => return Err(e.clone()),
+                    });
+                }
+            }
+            Ok(sizes)
         })
-        .map_err(encode_error)?;
+        .map_err(engine_error)?;
     // A writable int64 array over the sizes' bytes (native byte order).
     let bytes: Vec<u8> = sizes.iter().flat_map(|n| n.to_ne_bytes()).collect();
     let np = py.import("numpy")?;

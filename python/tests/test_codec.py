@@ -102,6 +102,29 @@ def test_modes_order_on_text_pages(kernel_table):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_compressed_sizes_through_the_batch_path_match_each_page(kernel_table, mode):
+    """Many pages (more than one batch of 32, a random one among them) give
+    the sizes of compressing each page alone, on one worker or several."""
+    ps = [text_page(s) if s % 5 else struct_page(s) for s in range(70)]
+    ps[33] = os.urandom(4096)
+    alone = []
+    for p in ps:
+        out = compress_or_none(p, table=kernel_table, mode=mode)
+        alone.append(4096 if out is None else len(out))
+    for workers in (1, 2, 5):
+        sizes = cannery.compressed_sizes(ps, table=kernel_table, mode=mode, workers=workers)
+        assert sizes.dtype == np.int64
+        assert sizes.tolist() == alone, workers
+    assert alone[33] == 4096
+
+
+@pytest.mark.parametrize("workers", [0, 33])
+def test_compressed_sizes_refuses_a_worker_count_out_of_range(workers):
+    with pytest.raises(cannery.InvalidInputError, match="workers"):
+        cannery.compressed_sizes([text_page(1)], mode="fixed", workers=workers)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_random_pages_are_incompressible(kernel_table, mode):
     page = os.urandom(4096)
     with pytest.raises(cannery.IncompressibleError) as e:

@@ -181,9 +181,9 @@ pub enum BatchError {
         bytes: usize,
     },
     /// A worker thread could not be started.
-    #[error("could not start batch engine thread: {0}")]
+    #[error("could not start a batch worker thread: {0}")]
     Spawn(String),
     /// A worker thread died (its codec panicked); the batch object is unusable.
-    #[error("batch engine {0} stopped (its codec panicked); create a new batch object")]
+    #[error("batch worker {0} stopped (its codec panicked); create a new batch object")]
     WorkerLost(usize),
 }

@@ -131,7 +131,7 @@ impl<L: Lane> WorkerThread<L> {
         loop {
             match w.poll() {
                 Presence::Home => return Ok(w),
-                Presence::Dead => return Err(format!("batch engine {index} did not start")),
+                Presence::Dead => return Err(format!("batch worker {index} did not start")),
                 Presence::Out => std::thread::yield_now(),
             }
         }
