@@ -97,6 +97,7 @@ const RULES: &[(&str, Action)] = &[
         if cfg!(feature = "qpl") { Run } else { Fails(2, "qpl") },
     ),
     ("cannery zswap-sim --corpus fleet-snapshots --table tables/fleet.table.json --mode canned --engines 2 --json", Run),
+    ("cannery zswap-sim --corpus fleet-snapshots --table tables/fleet.table.json --mode canned --compress-batch 8 --max-pages 500 --beside lz4 zstd-1", Run),
     ("cannery backends", Run),
     (
         "cannery validate --table tables/fleet.table.json --corpus fleet-snapshots --repro-dir repro/",

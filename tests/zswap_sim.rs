@@ -227,6 +227,73 @@ fn sweep_runs_every_batch_size_and_every_compressor_round_trips() {
 }
 
 #[test]
+fn peers_beside_replay_the_same_plan_as_their_own_mode_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages: Vec<Vec<u8>> = (0..12u64)
+        .map(|i| {
+            let mut p = noise(i, PAGE);
+            p[..3000].fill(i as u8);
+            p
+        })
+        .collect();
+    let corpus = write_corpus(dir.path(), &pages);
+    let corpus = corpus.to_str().unwrap();
+    let common = ["--corpus", corpus, "--folio", "64k", "--json"];
+    let batches = ["--compress-batch", "8"];
+    let mut args = vec!["--mode", "canned", "--table", "kernel-2024"];
+    args.extend(common);
+    args.extend(batches);
+    args.extend(["--beside", "lz4", "zstd-1"]);
+    let v = sim_json(&args);
+    assert_eq!(v["mode"], "canned:kernel-2024");
+    let beside = v["beside"].as_array().unwrap();
+    let names: Vec<&str> = beside.iter().map(|b| b["mode"].as_str().unwrap()).collect();
+    assert_eq!(names, ["lz4", "zstd-1"]);
+    for (b, (mode, level)) in beside.iter().zip([("lz4", "3"), ("zstd", "1")]) {
+        let runs = b["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0]["compress_batch"], 8);
+        assert_eq!(runs[0]["mismatches"], 0);
+        // The same pool as the peer's own run in its own mode.
+        let mut own = vec!["--mode", mode, "--zstd-level", level];
+        own.extend(common);
+        own.extend(batches);
+        let alone = sim_json(&own);
+        assert_eq!(
+            runs[0]["pool_bytes"], alone["runs"][0]["pool_bytes"],
+            "{mode}"
+        );
+    }
+    // Text: a table per peer after the codec's.
+    let (ok, text, err) = sim(&[
+        "--corpus",
+        corpus,
+        "--mode",
+        "fixed",
+        "--compress-batch",
+        "1",
+        "--beside",
+        "lz4",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("cbatch")).count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains("\nbeside: lz4\n"), "{text}");
+    // A name that is no peer is a usage error naming the flag.
+    let (ok, _, err) = sim(&["--corpus", corpus, "--mode", "fixed", "--beside", "lz5"]);
+    assert!(!ok);
+    assert!(err.contains("--beside") && err.contains("lz5"), "{err}");
+    // Without --beside the JSON has no such key.
+    let mut plain = vec!["--mode", "fixed"];
+    plain.extend(common);
+    plain.extend(batches);
+    assert!(sim_json(&plain).get("beside").is_none());
+}
+
+#[test]
 fn the_text_table_has_one_unit_per_column_and_the_json_figures() {
     use cannery_lab::tabular::{cells, Style};
     let dir = tempfile::tempdir().unwrap();

@@ -58,8 +58,11 @@ pub fn zswap_sim(args: ZswapSimArgs) -> anyhow::Result<()> {
         },
         workers: args.engines.map_or_else(default_workers, |e| e as usize),
         unstored_same_filled: loaded.unstored_same_filled,
+        beside: (args.beside.iter().map(|p| p.parse::<PeerKind>()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow::anyhow!("--beside: {e}"))?,
     };
-    let bar = crate::cli::out::bar(plan.batches.len() as u64, "zswap-sim", "runs");
+    let bar = crate::cli::out::bar(plan.run_count() as u64, "zswap-sim", "runs");
     let name = args.corpus.display().to_string();
     let report = simulate(&name, loaded, &codec, &plan, &mut |done| {
         bar.set_position(done as u64)

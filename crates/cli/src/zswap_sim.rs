@@ -49,6 +49,12 @@ pub struct ZswapSimArgs {
     /// Use at most this many pages of each workload (its first ones).
     #[arg(long, value_parser = crate::common::at_least_one)]
     pub max_pages: Option<usize>,
+    /// Also replay these peers with the same plan, each reported beside
+    /// the codec: e.g. `--beside lz4 zstd-1` (names as `bench` reports
+    /// them: zstd-N, lz4, lz4-flex, libdeflate-N, zlib-N, miniz-N,
+    /// kernel-deflate, kernel-lzo).
+    #[arg(long, num_args = 1.., value_name = "PEER")]
+    pub beside: Vec<String>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,

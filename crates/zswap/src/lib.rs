@@ -77,7 +77,7 @@ pub mod zsmalloc;
 pub use corpus::ReplayCorpus;
 pub use folio::{folios, FolioSize};
 pub use replay::{run, Policy, RunConfig};
-pub use report::{Report, RunReport};
+pub use report::{BesideReport, Report, RunReport};
 pub use sweep::{default_workers, simulate, sweep, Sweep, SweepCodec, SWEEP};
 pub use zsmalloc::{Pool, Zsmalloc};
 

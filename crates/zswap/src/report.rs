@@ -2,7 +2,7 @@
 //! [`crate::replay::run`] returns) and [`Report`] (the settings of a sweep
 //! and its runs), both serde-serializable, and the report's text rendering
 //! (`Display`) as `cannery zswap-sim` prints it: settings lines, then one
-//! row per run (`Report::runs_table`; times in µs, pool sizes in KiB).
+//! row per run (`runs_table`; times in µs, pool sizes in KiB).
 //!
 //! Pure data and string building: nothing here runs a codec or prints.
 
@@ -108,12 +108,28 @@ pub struct Report {
     pub latency: String,
     /// One run per batch size.
     pub runs: Vec<RunReport>,
+    /// Peers replayed with the same plan, reported beside the codec
+    /// (`--beside`; absent from JSON when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub beside: Vec<BesideReport>,
+}
+
+/// A peer's runs beside the report's codec: the same corpus, batch sizes,
+/// folio, policy and workers.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BesideReport {
+    /// The peer's name (`lz4`, `zstd-1`, ...).
+    pub mode: String,
+    /// One run per batch size.
+    pub runs: Vec<RunReport>,
 }
 
 impl Report {
-    /// Loaded pages that differ from the originals, over all runs.
+    /// Loaded pages that differ from the originals, over all runs (the
+    /// peers' beside included).
     pub fn mismatches(&self) -> usize {
-        self.runs.iter().map(|r| r.mismatches).sum()
+        let beside = self.beside.iter().flat_map(|b| &b.runs);
+        self.runs.iter().chain(beside).map(|r| r.mismatches).sum()
     }
 }
 
@@ -153,47 +169,50 @@ impl fmt::Display for Report {
                 x.rejected_pages
             )?;
         }
-        f.write_str(&self.runs_table().render(Style::Text))
+        f.write_str(&runs_table(&self.runs).render(Style::Text))?;
+        for b in &self.beside {
+            writeln!(f, "beside: {}", b.mode)?;
+            f.write_str(&runs_table(&b.runs).render(Style::Text))?;
+        }
+        Ok(())
     }
 }
 
-impl Report {
-    /// One row per run: batch sizes, latency percentiles (µs per page),
-    /// pool sizes (KiB), ratios, rejected pages and mismatches.
-    fn runs_table(&self) -> Grid {
-        let mut g = Grid::new(&[
-            ("cbatch", Align::Right),
-            ("dbatch", Align::Right),
-            ("store p50 µs", Align::Right),
-            ("store p99 µs", Align::Right),
-            ("load p50 µs", Align::Right),
-            ("load p99 µs", Align::Right),
-            ("pool KiB", Align::Right),
-            ("zspage KiB", Align::Right),
-            ("eff.ratio", Align::Right),
-            ("pool ratio", Align::Right),
-            ("rejected", Align::Right),
-            ("mismatches", Align::Right),
+/// One row per run: batch sizes, latency percentiles (µs per page),
+/// pool sizes (KiB), ratios, rejected pages and mismatches.
+fn runs_table(runs: &[RunReport]) -> Grid {
+    let mut g = Grid::new(&[
+        ("cbatch", Align::Right),
+        ("dbatch", Align::Right),
+        ("store p50 µs", Align::Right),
+        ("store p99 µs", Align::Right),
+        ("load p50 µs", Align::Right),
+        ("load p99 µs", Align::Right),
+        ("pool KiB", Align::Right),
+        ("zspage KiB", Align::Right),
+        ("eff.ratio", Align::Right),
+        ("pool ratio", Align::Right),
+        ("rejected", Align::Right),
+        ("mismatches", Align::Right),
+    ]);
+    let ratio = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
+    for x in runs {
+        g.row(vec![
+            x.compress_batch.to_string(),
+            x.decompress_batch.to_string(),
+            micros(x.store_p50_ns),
+            micros(x.store_p99_ns),
+            micros(x.load_p50_ns),
+            micros(x.load_p99_ns),
+            kib(x.pool_bytes as i64),
+            kib(x.zspage_bytes as i64),
+            ratio(x.effective_ratio),
+            ratio(x.pool_ratio),
+            x.rejected_pages.to_string(),
+            x.mismatches.to_string(),
         ]);
-        let ratio = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.3}"));
-        for x in &self.runs {
-            g.row(vec![
-                x.compress_batch.to_string(),
-                x.decompress_batch.to_string(),
-                micros(x.store_p50_ns),
-                micros(x.store_p99_ns),
-                micros(x.load_p50_ns),
-                micros(x.load_p99_ns),
-                kib(x.pool_bytes as i64),
-                kib(x.zspage_bytes as i64),
-                ratio(x.effective_ratio),
-                ratio(x.pool_ratio),
-                x.rejected_pages.to_string(),
-                x.mismatches.to_string(),
-            ]);
-        }
-        g
     }
+    g
 }
 
 #[cfg(test)]
@@ -243,14 +262,38 @@ mod tests {
             pool_model: POOL_MODEL.into(),
             latency: LATENCY.into(),
             runs: vec![run(1, 7_090, 20_000), run(32, 90, 123_456)],
+            beside: vec![],
         }
+    }
+
+    #[test]
+    fn peers_beside_get_a_table_each_and_count_their_mismatches() {
+        let mut r = report();
+        let plain_json = serde_json::to_value(&r).unwrap();
+        assert!(plain_json.get("beside").is_none(), "no key without peers");
+        let mut lz4 = run(8, 1_000, 2_000);
+        lz4.mismatches = 2;
+        r.beside = vec![BesideReport {
+            mode: "lz4".into(),
+            runs: vec![lz4, run(16, 900, 1_900)],
+        }];
+        assert_eq!(r.mismatches(), 2);
+        let text = r.to_string();
+        let after = text
+            .split("beside: lz4\n")
+            .nth(1)
+            .expect("a beside section");
+        assert_eq!(after.lines().filter(|l| l.starts_with("cbatch")).count(), 1);
+        assert_eq!(after.lines().count(), 3, "{after}");
+        let back: Report = serde_json::from_value(serde_json::to_value(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
     }
 
     #[test]
     fn the_runs_table_has_the_same_columns_as_text_and_markdown() {
         let text = report().to_string();
         let header = text.lines().find(|l| l.starts_with("cbatch")).unwrap();
-        let md = report().runs_table().render(Style::Markdown);
+        let md = runs_table(&report().runs).render(Style::Markdown);
         let lines: Vec<&str> = md.lines().collect();
         assert_eq!(
             cells(header, Style::Text),

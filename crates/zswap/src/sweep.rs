@@ -12,7 +12,7 @@ use cannery_codec::constants::PAGE_SIZE;
 use cannery_lab::ModeKey;
 
 use crate::replay::{run, Policy, RunConfig};
-use crate::report::{LATENCY, POOL_MODEL};
+use crate::report::{BesideReport, LATENCY, POOL_MODEL};
 use crate::{Error, FolioSize, ReplayCorpus, Report, RunReport};
 
 /// Batch sizes swept when the caller names none.
@@ -59,6 +59,17 @@ pub struct Sweep {
     pub workers: usize,
     /// Same-filled pages the corpus' captures counted (see [`RunConfig`]).
     pub unstored_same_filled: f64,
+    /// Peers replayed with the same plan after the codec, each reported
+    /// beside it (e.g. lz4 and zstd-1).
+    pub beside: Vec<PeerKind>,
+}
+
+impl Sweep {
+    /// Runs the whole plan makes: one per batch size, for the codec and
+    /// for each peer beside it.
+    pub fn run_count(&self) -> usize {
+        self.batches.len() * (1 + self.beside.len())
+    }
 }
 
 /// Runs `corpus` (pages back to back) once per batch size of `sweep`;
@@ -118,7 +129,8 @@ pub fn sweep(
 /// Runs the sweep over `loaded` (the corpus called `corpus` in the report)
 /// and gives the whole report `cannery zswap-sim` prints: the codec's mode
 /// as reports name it, its table, format and level, the plan and one run
-/// per batch size. `progress` hears how many runs are done.
+/// per batch size, then the same for each peer of `plan.beside`.
+/// `progress` hears how many runs are done (of [`Sweep::run_count`]).
 pub fn simulate(
     corpus: &str,
     loaded: ReplayCorpus,
@@ -127,6 +139,18 @@ pub fn simulate(
     progress: &mut dyn FnMut(usize),
 ) -> Result<Report, Error> {
     let runs = sweep(&loaded.data, codec, plan, progress)?;
+    let mut beside = Vec::with_capacity(plan.beside.len());
+    for (k, kind) in plan.beside.iter().enumerate() {
+        let before = (k + 1) * plan.batches.len();
+        let peer = SweepCodec::Peer(kind.clone());
+        let runs = sweep(&loaded.data, &peer, plan, &mut |done| {
+            progress(before + done)
+        })?;
+        beside.push(BesideReport {
+            mode: kind.to_string(),
+            runs,
+        });
+    }
     let (mode, table, format, level) = match codec {
         SweepCodec::Peer(kind) => (kind.to_string(), None, None, None),
         SweepCodec::Cannery {
@@ -163,5 +187,6 @@ pub fn simulate(
         pool_model: POOL_MODEL.to_string(),
         latency: LATENCY.to_string(),
         runs,
+        beside,
     })
 }

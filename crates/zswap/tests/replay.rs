@@ -159,6 +159,7 @@ fn the_report_round_trips_through_json_and_renders_one_row_per_run() {
         pool_model: cannery_zswap::report::POOL_MODEL.into(),
         latency: cannery_zswap::report::LATENCY.into(),
         runs: vec![run1],
+        beside: vec![],
     };
     let json = serde_json::to_string(&report).unwrap();
     let back: Report = serde_json::from_str(&json).unwrap();
