@@ -62,7 +62,7 @@ impl Runner {
 /// table inside QPL, the level, and the table itself (for decompression,
 /// which QPL programs from the table's header).
 #[cfg(feature = "qpl")]
-struct QplEngine {
+pub(super) struct QplEngine {
     qpl: cannery_engines::backend::qpl::Qpl,
     mode: Mode,
     canned: Option<(
