@@ -424,6 +424,13 @@ pub fn bench_workload(
     bench_codecs(w, &workload_codecs(w, table)?, reps, progress)
 }
 
+/// The row of peer `kind` among a workload's rows.
+fn peer_row<'a>(rs: &[&'a BenchResult], kind: PeerKind) -> Option<&'a BenchResult> {
+    rs.iter()
+        .find(|r| r.codec == ModeKey::Peer(kind.clone()))
+        .copied()
+}
+
 /// `a / b` as a report cell (two decimals), `-` without a positive `b`.
 fn relative(a: f64, b: Option<f64>) -> String {
     b.filter(|b| *b > 0.0)
@@ -451,12 +458,10 @@ fn workload_table(rs: &[&BenchResult]) -> Grid {
         ("decomp time /ld1", Align::Right),
         ("decomp time /lz4", Align::Right),
     ]);
-    let find = |k: PeerKind| {
-        rs.iter()
-            .find(|r| r.codec == ModeKey::Peer(k.clone()))
-            .copied()
-    };
-    let (ld1, lz4) = (find(PeerKind::Libdeflate(1)), find(PeerKind::Lz4));
+    let (ld1, lz4) = (
+        peer_row(rs, PeerKind::Libdeflate(1)),
+        peer_row(rs, PeerKind::Lz4),
+    );
     for r in rs {
         g.row(vec![
             r.codec.to_string(),

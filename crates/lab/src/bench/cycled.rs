@@ -20,7 +20,7 @@ use std::time::Instant;
 use cannery_codec::constants::PAGE_SIZE;
 
 use super::runner::{engine, Runner};
-use super::{relative, BenchCodec, BenchError, BenchResult, BenchWorkload};
+use super::{peer_row, relative, BenchCodec, BenchError, BenchResult, BenchWorkload};
 use crate::figures::percentile;
 use crate::mode_key::ModeKey;
 use crate::tabular::{Align, Grid, Style};
@@ -343,11 +343,7 @@ pub(super) fn cycled_table(rs: &[&BenchResult]) -> Grid {
         ("decomp time /lz4", Align::Right),
         ("decomp cycled /warm", Align::Right),
     ]);
-    let find = |k: PeerKind| {
-        rs.iter()
-            .find(|r| r.codec == ModeKey::Peer(k.clone()))
-            .and_then(|r| r.cycled.as_ref())
-    };
+    let find = |k| peer_row(rs, k).and_then(|r| r.cycled.as_ref());
     let peers = [
         find(PeerKind::Libdeflate(1)),
         find(PeerKind::Libdeflate(6)),
