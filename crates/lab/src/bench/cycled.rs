@@ -247,9 +247,14 @@ fn cycle(
     Ok(times)
 }
 
-/// Measures every codec cycled ([module docs](self)): `codecs[i]` are
-/// workload `i`'s (as [`super::workload_codecs`] gives them: the same keys
-/// in the same order for every workload). Each row of `results` with the
+/// Measures every codec cycled: each page of a working set of the
+/// held-out pages of all `workloads` (repeated to [`CycledOptions::bytes`])
+/// compressed, then decompressed, once per pass in a shuffled order, as
+/// zswap sees pages (the warm figures time a page several times in a row);
+/// one codec at a time, so memory stays within three working sets (pages,
+/// streams, decoded pages). `codecs[i]` are workload `i`'s (as
+/// [`super::workload_codecs`] gives them: the same keys in the same order
+/// for every workload). Each row of `results` with the
 /// same workload and codec gets its [`CycledFigures`]; `progress` hears
 /// each codec before it runs. No pages or no passes is an error, and so is
 /// a page that does not round-trip.
