@@ -1,6 +1,6 @@
 //! `cannery bench`: per-page speed and ratio of cannery's modes and the peer
 //! compressors on held-out pages of each workload of a corpus, measured in
-//! one run, written as a markdown report (and JSON).
+//! one run, warm and cycled, written as a markdown report (and JSON).
 //!
 //! The setup, the measuring and the markdown are `cannery_lab::bench`;
 //! this module reads the corpus' workloads, calls it and writes the report.
