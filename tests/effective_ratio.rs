@@ -82,6 +82,7 @@ fn train_eval_and_bench_agree_on_the_effective_ratio() {
         "1000000",
         "--reps",
         "1",
+        "--no-cycled",
         "--json",
     ]);
     let b = bench

@@ -154,7 +154,7 @@ fn rows() -> Vec<Row> {
             (UnreadableInput, ZRAM),
         ]),
         r("restore", "restore", F::None, None, true, &[]),
-        r("bench", "bench --max-pages 8 --reps 1 --corpus {IN} -o {OUT}", F::Pages, Some("o.md"), false, &[]),
+        r("bench", "bench --max-pages 8 --reps 1 --cycled-mib 1 --corpus {IN} -o {OUT}", F::Pages, Some("o.md"), false, &[]),
         r("completions", "completions bash", F::None, None, true, &[]),
         r("man", "man -o {OUTDIR}", F::None, Some("cannery.1"), false, &[
             (OutputFifo, "writes a directory of pages"),

@@ -1,20 +1,20 @@
 //! `cannery bench`: per-page speed and ratio of cannery's modes and the peer
 //! compressors on held-out pages of each workload of a corpus, measured in
-//! one run, written as a markdown report (and JSON).
+//! one run, warm and cycled, written as a markdown report (and JSON).
 //!
 //! The setup, the measuring and the markdown are `cannery_lab::bench`;
 //! this module reads the corpus' workloads, calls it and writes the report.
 
 use crate::cli::{open_output, Privacy};
 use cannery_cli::bench::BenchArgs;
-use cannery_lab::bench::{bench_workload, machine_line, markdown, read_workloads, BenchResult};
+use cannery_lab::bench::{self as lab, BenchResult, CycledOptions};
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     // Refuse the output before the work, not after it.
     let out_path = args.out.as_deref().unwrap_or(std::path::Path::new("-"));
     let mut out = open_output(out_path, args.force, &[&args.corpus], Privacy::Normal)?;
     let split = args.split.split()?;
-    let workloads = read_workloads(&args.corpus, split, args.max_pages, &mut |name| {
+    let workloads = lab::read_workloads(&args.corpus, split, args.max_pages, &mut |name| {
         crate::cli::out::warn(format!(
             "workload {name}: too few pages to train and measure, skipped"
         ))
@@ -22,15 +22,27 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     let table = args.table.as_deref().map(super::load_table).transpose()?;
     let mut results: Vec<BenchResult> = Vec::new();
     let bar = crate::cli::out::bar(workloads.len() as u64, "bench", "workloads");
+    let mut codecs = Vec::new();
     for w in &workloads {
-        results.extend(bench_workload(w, table.as_ref(), args.reps, &mut |key| {
+        let c = lab::workload_codecs(w, table.as_ref())?;
+        results.extend(lab::bench_codecs(w, &c, args.reps, &mut |key| {
             bar.set_message(format!("{} {key}", w.name));
             bar.suspend(|| {
                 crate::cli::out::detail(format!("bench {} {key} ({} pages)", w.name, w.test.len()))
             });
         })?);
+        codecs.push(c);
         bar.inc(1);
     }
+    let opts = CycledOptions::for_machine(args.cycled_mib, args.cycled_passes);
+    let cycled = (!args.no_cycled)
+        .then(|| {
+            lab::bench_cycled(&workloads, &codecs, &opts, &mut results, &mut |key| {
+                bar.set_message(format!("cycled {key}"));
+                bar.suspend(|| crate::cli::out::detail(format!("bench cycled {key}")));
+            })
+        })
+        .transpose()?;
     bar.finish_and_clear();
     if args.json {
         let json = serde_json::to_string_pretty(&results)? + "\n";
@@ -44,7 +56,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         args.reps,
         env!("CARGO_PKG_VERSION")
     );
-    let report = markdown(&title, &machine_line(), &workloads, &results);
+    let (machine, cycled) = (lab::machine_line(), cycled.as_ref());
+    let report = lab::markdown(&title, &machine, &workloads, &results, cycled);
     std::io::Write::write_all(&mut out, report.as_bytes())?;
     Ok(out.finish()?)
 }

@@ -33,4 +33,16 @@ pub struct BenchArgs {
     /// Print JSON (one entry per workload and codec) instead of markdown.
     #[arg(long)]
     pub json: bool,
+    /// Skip the cycled pass (each page timed once while cycling through a
+    /// working set larger than the last-level cache, as zswap sees pages):
+    /// warm figures only, much quicker.
+    #[arg(long)]
+    pub no_cycled: bool,
+    /// Working set of the cycled pass, MiB [default: twice the last-level
+    /// cache, at least 64].
+    #[arg(long, value_parser = crate::common::at_least_one, conflicts_with = "no_cycled")]
+    pub cycled_mib: Option<usize>,
+    /// Passes of the cycled pass over its working set, each page once per pass.
+    #[arg(long, value_parser = crate::common::at_least_one, default_value_t = 3)]
+    pub cycled_passes: usize,
 }

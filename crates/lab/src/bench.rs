@@ -6,23 +6,32 @@
 //! repetitions (the machine is shared and noisy; the minimum is the least
 //! disturbed figure), and the report gives the median and 99th percentile
 //! over pages. Figures are meant to be read as ratios between codecs of the
-//! same run, never as absolute speeds. [`bench_workload`] sets a workload
-//! up as the report describes (its table and zstd dictionary trained on its
-//! training pages, a spread sample of its held-out pages measured) and
-//! [`markdown`] renders the results; [`read_workloads`] reads a corpus's
-//! workloads ([`BenchWorkload::read`] one) and [`machine_line`] describes
-//! the machine; the caller writes the report.
+//! same run, never as absolute speeds. Those are the warm figures: the
+//! branch predictor and the caches have learned the page; [`bench_cycled`]
+//! adds each codec's figures with every page timed once, cold, while
+//! cycling through a working set larger than the last-level cache (as zswap
+//! sees pages). [`workload_codecs`] sets a workload up as the report
+//! describes (its table and zstd dictionary trained on its training pages,
+//! a spread sample of its held-out pages measured), [`bench_codecs`]
+//! measures them ([`bench_workload`] both) and [`markdown`] renders the
+//! results; [`read_workloads`] reads a corpus's workloads
+//! ([`BenchWorkload::read`] one) and [`machine_line`] describes the
+//! machine; the caller writes the report.
 
 use std::time::Instant;
 
 mod corpus;
+mod cycled;
+mod runner;
 pub use corpus::{machine_line, read_workloads, BenchCorpusError};
+pub use cycled::{bench_cycled, last_level_cache, CycledFigures, CycledOptions, CycledRun};
+use runner::engine;
 
 use crate::figures::{self, percentile, SameFilledShare};
 use crate::tabular::{Align, Grid, Style};
 use crate::units::micros;
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::{Format, Level, Mode, Outcome, Table};
+use cannery_codec::{Format, Level, Mode, Table};
 use cannery_engines::peer::train_zstd_dictionary;
 
 use crate::mode_key::{ModeKey, QplMode};
@@ -33,8 +42,7 @@ use cannery_trainer::scan::histogram_of;
 use cannery_trainer::train::table_from_histogram;
 use cannery_trainer::TrainOptions;
 
-use cannery_engines::backend::software::Software;
-use cannery_engines::peer::{Peer, PeerKind, BENCH_PEERS};
+use cannery_engines::peer::{PeerKind, BENCH_PEERS};
 
 /// One codec to measure.
 #[derive(Clone, Debug)]
@@ -97,6 +105,11 @@ pub struct BenchResult {
     pub compress_mb_s: f64,
     /// Uncompressed MB/s of decompression over compressible pages.
     pub decompress_mb_s: f64,
+    /// The same codec timed once per page while cycling through a working
+    /// set larger than the last-level cache ([`bench_cycled`]); `None`
+    /// when that pass did not run (its keys are then absent from JSON).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub cycled: Option<CycledFigures>,
 }
 
 /// Why a benchmark could not run.
@@ -123,157 +136,9 @@ pub enum BenchError {
         /// What happened.
         message: String,
     },
-}
-
-/// What a codec runs on: an engine with the mode and table of every page,
-/// or (feature `qpl`) QPL's software path, whose canned level is not a mode.
-enum Runner {
-    Engine {
-        engine: Box<dyn cannery_engines::Engine>,
-        mode: Mode,
-        table: Option<Box<Table>>,
-    },
-    #[cfg(feature = "qpl")]
-    Qpl(Box<QplEngine>),
-}
-
-impl Runner {
-    fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Option<usize>, String> {
-        match self {
-            Runner::Engine {
-                engine,
-                mode,
-                table,
-            } => match engine.compress(*mode, table.as_deref(), page, out) {
-                Ok(Outcome::Compressed(n)) => Ok(Some(n)),
-                Ok(Outcome::Incompressible) => Ok(None),
-                Err(e) => Err(e.to_string()),
-            },
-            #[cfg(feature = "qpl")]
-            Runner::Qpl(q) => q.compress(page, out),
-        }
-    }
-
-    fn decompress(&mut self, stream: &[u8], out: &mut [u8]) -> Result<usize, String> {
-        match self {
-            Runner::Engine {
-                engine,
-                mode,
-                table,
-            } => engine
-                .decompress(*mode, table.as_deref(), stream, out)
-                .map_err(|e| e.to_string()),
-            #[cfg(feature = "qpl")]
-            Runner::Qpl(q) => q.decompress(stream, out),
-        }
-    }
-}
-
-/// QPL's software path in one mode: its job, and for canned modes the
-/// table inside QPL, the level, and the table itself (for decompression,
-/// which QPL programs from the table's header).
-#[cfg(feature = "qpl")]
-struct QplEngine {
-    qpl: cannery_engines::backend::qpl::Qpl,
-    mode: Mode,
-    canned: Option<(
-        cannery_engines::backend::qpl::QplTable,
-        cannery_engines::backend::qpl::QplLevel,
-        Table,
-    )>,
-}
-
-#[cfg(feature = "qpl")]
-impl QplEngine {
-    fn new(m: QplMode, table: Option<&Table>) -> Result<QplEngine, String> {
-        use cannery_engines::backend::qpl::{Qpl, QplLevel};
-        let mut qpl = Qpl::open_software().map_err(|e| e.to_string())?;
-        let (mode, level) = match m {
-            QplMode::Fixed => (Mode::Fixed, None),
-            QplMode::Dynamic => (Mode::Dynamic, None),
-            QplMode::CannedDefault => (Mode::Canned, Some(QplLevel::Default)),
-            QplMode::CannedHigh => (Mode::Canned, Some(QplLevel::High)),
-        };
-        let canned = match (level, table) {
-            (Some(level), Some(t)) => Some((
-                qpl.loaded_table(t).map_err(|e| e.to_string())?,
-                level,
-                t.clone(),
-            )),
-            (Some(_), None) => return Err("canned mode needs a table".into()),
-            (None, _) => None,
-        };
-        Ok(QplEngine { qpl, mode, canned })
-    }
-
-    fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Option<usize>, String> {
-        use cannery_engines::backend::Engine;
-        let r = match &self.canned {
-            Some((t, level, _)) => self.qpl.canned_stream(t, *level, page).map(|s| {
-                s.map(|s| {
-                    *out = s;
-                    out.len()
-                })
-            }),
-            None => self
-                .qpl
-                .compress(self.mode, None, page, out)
-                .map(|o| match o {
-                    Outcome::Compressed(n) => Some(n),
-                    Outcome::Incompressible => None,
-                }),
-        };
-        r.map_err(|e| e.to_string())
-    }
-
-    fn decompress(&mut self, stream: &[u8], out: &mut [u8]) -> Result<usize, String> {
-        use cannery_engines::backend::Engine;
-        let table = self.canned.as_ref().map(|(_, _, t)| t);
-        self.qpl
-            .decompress(self.mode, table, stream, out)
-            .map_err(|e| e.to_string())
-    }
-}
-
-fn engine(codec: &BenchCodec) -> Result<Runner, BenchError> {
-    let setup = |m: String| BenchError::Setup {
-        codec: codec.key().to_string(),
-        message: m,
-    };
-    Ok(match codec {
-        BenchCodec::Cannery {
-            mode,
-            format,
-            level,
-            table,
-            ..
-        } => {
-            let mut software = Software::with_format(*level, *format);
-            software
-                .prepare(*mode, table.as_deref())
-                .map_err(|e| setup(e.to_string()))?;
-            Runner::Engine {
-                engine: Box::new(software),
-                mode: *mode,
-                table: table.clone(),
-            }
-        }
-        BenchCodec::Peer(kind, dict) => Runner::Engine {
-            engine: Box::new(
-                Peer::new(kind.clone(), dict.as_deref()).map_err(|e| setup(e.to_string()))?,
-            ),
-            mode: Mode::Dynamic,
-            table: None,
-        },
-        #[cfg(feature = "qpl")]
-        BenchCodec::Qpl(m, table) => Runner::Qpl(Box::new(
-            QplEngine::new(*m, table.as_deref()).map_err(setup)?,
-        )),
-        #[cfg(not(feature = "qpl"))]
-        BenchCodec::Qpl(..) => {
-            return Err(setup("cannery was built without the `qpl` feature".into()))
-        }
-    })
+    /// There was nothing to measure: no pages, or no pass.
+    #[error("nothing to measure: {0}")]
+    Empty(String),
 }
 
 /// Measures `codec` on `pages` (each exactly 4096 bytes) of one workload;
@@ -363,6 +228,7 @@ pub fn bench_codec(
         } else {
             (dtimes.len() * PAGE_SIZE) as f64 / dtotal as f64 * 1e3
         },
+        cycled: None,
     })
 }
 
@@ -504,16 +370,15 @@ impl BenchWorkload {
     }
 }
 
-/// Trains the workload's table (fast parse; unless `table` is given) and
-/// zstd dictionary ([`DICTIONARY_SIZE`], as `cannery train`) on its
-/// training pages, then measures every [`standard_codecs`] entry on its
-/// held-out pages; `progress` hears each codec before it runs.
-pub fn bench_workload(
+/// The codecs measured on a workload: [`standard_codecs`] with the
+/// workload's table (`table`, or one trained with the fast parse on its
+/// training pages) and a zstd dictionary ([`DICTIONARY_SIZE`], as `cannery
+/// train`) trained on the same pages, then with the `qpl` feature
+/// [`qpl_codecs`]. Every workload gets the same keys in the same order.
+pub fn workload_codecs(
     w: &BenchWorkload,
     table: Option<&Table>,
-    reps: usize,
-    progress: &mut dyn FnMut(&ModeKey),
-) -> Result<Vec<BenchResult>, BenchError> {
+) -> Result<Vec<BenchCodec>, BenchError> {
     let table = match table {
         Some(t) => t.clone(),
         None => histogram_of(&w.train, ParseModel::Fast)
@@ -529,6 +394,17 @@ pub fn bench_workload(
     if cfg!(feature = "qpl") {
         codecs.extend(qpl_codecs(w)?);
     }
+    Ok(codecs)
+}
+
+/// Measures every codec of `codecs` on the workload's held-out pages
+/// ([`bench_codec`]); `progress` hears each codec before it runs.
+pub fn bench_codecs(
+    w: &BenchWorkload,
+    codecs: &[BenchCodec],
+    reps: usize,
+    progress: &mut dyn FnMut(&ModeKey),
+) -> Result<Vec<BenchResult>, BenchError> {
     codecs
         .iter()
         .map(|codec| {
@@ -536,6 +412,30 @@ pub fn bench_workload(
             bench_codec(&w.name, codec, &w.test, w.same_filled, reps)
         })
         .collect()
+}
+
+/// [`bench_codecs`] on the workload's [`workload_codecs`].
+pub fn bench_workload(
+    w: &BenchWorkload,
+    table: Option<&Table>,
+    reps: usize,
+    progress: &mut dyn FnMut(&ModeKey),
+) -> Result<Vec<BenchResult>, BenchError> {
+    bench_codecs(w, &workload_codecs(w, table)?, reps, progress)
+}
+
+/// The row of peer `kind` among a workload's rows.
+fn peer_row<'a>(rs: &[&'a BenchResult], kind: PeerKind) -> Option<&'a BenchResult> {
+    rs.iter()
+        .find(|r| r.codec == ModeKey::Peer(kind.clone()))
+        .copied()
+}
+
+/// `a / b` as a report cell (two decimals), `-` without a positive `b`.
+fn relative(a: f64, b: Option<f64>) -> String {
+    b.filter(|b| *b > 0.0)
+        .map(|b| format!("{:.2}", a / b))
+        .unwrap_or_else(|| "-".into())
 }
 
 /// One workload's results: a row per codec with its ratios, per-page
@@ -558,17 +458,10 @@ fn workload_table(rs: &[&BenchResult]) -> Grid {
         ("decomp time /ld1", Align::Right),
         ("decomp time /lz4", Align::Right),
     ]);
-    let find = |k: PeerKind| {
-        rs.iter()
-            .find(|r| r.codec == ModeKey::Peer(k.clone()))
-            .copied()
-    };
-    let (ld1, lz4) = (find(PeerKind::Libdeflate(1)), find(PeerKind::Lz4));
-    let rel = |a: f64, b: Option<f64>| {
-        b.filter(|b| *b > 0.0)
-            .map(|b| format!("{:.2}", a / b))
-            .unwrap_or_else(|| "-".into())
-    };
+    let (ld1, lz4) = (
+        peer_row(rs, PeerKind::Libdeflate(1)),
+        peer_row(rs, PeerKind::Lz4),
+    );
     for r in rs {
         g.row(vec![
             r.codec.to_string(),
@@ -581,16 +474,16 @@ fn workload_table(rs: &[&BenchResult]) -> Grid {
             micros(r.decompress_ns_p50),
             micros(r.decompress_ns_p99),
             format!("{:.0}", r.decompress_mb_s),
-            rel(r.ratio, ld1.map(|x| x.ratio)),
-            rel(
+            relative(r.ratio, ld1.map(|x| x.ratio)),
+            relative(
                 r.compress_ns_p50 as f64,
                 ld1.map(|x| x.compress_ns_p50 as f64),
             ),
-            rel(
+            relative(
                 r.decompress_ns_p50 as f64,
                 ld1.map(|x| x.decompress_ns_p50 as f64),
             ),
-            rel(
+            relative(
                 r.decompress_ns_p50 as f64,
                 lz4.map(|x| x.decompress_ns_p50 as f64),
             ),
@@ -599,18 +492,24 @@ fn workload_table(rs: &[&BenchResult]) -> Grid {
     g
 }
 
-/// The markdown report: `title` (how it was made) and `machine` first, then
-/// one table per workload, each codec's figures beside its ratio to
-/// libdeflate -1's and lz4's on the same pages.
+/// The markdown report: `title` (how it was made) and `machine` first,
+/// then, when the cycled pass ran (`cycled`), its figures (one table per
+/// workload) and the warm figures after them: one table per workload, each codec's
+/// figures beside its ratio to libdeflate -1's and lz4's on the same pages.
 pub fn markdown(
     title: &str,
     machine: &str,
     workloads: &[BenchWorkload],
     results: &[BenchResult],
+    cycled: Option<&CycledRun>,
 ) -> String {
     let mut s = String::new();
     s += "# cannery benchmarks\n\n";
     s += &format!("{title}\n\nMachine: {machine}.\n\n");
+    if let Some(run) = cycled {
+        s += &cycled::markdown_section(run, workloads, results);
+        s += "## Warm: each page timed several times in a row\n\n";
+    }
     s += &format!(
         "Every codec compresses and decompresses each held-out page of a workload on its own, \
          and every round trip is verified. A page's time is the fastest of the repetitions; \

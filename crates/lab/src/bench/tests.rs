@@ -97,6 +97,7 @@ fn result(codec: &str, compress_ns: u64, decompress_ns: u64) -> BenchResult {
         decompress_ns_p99: decompress_ns * 2,
         compress_mb_s: 400.0,
         decompress_mb_s: 2000.0,
+        cycled: None,
     }
 }
 
@@ -116,7 +117,7 @@ fn a_workload_table_has_one_unit_per_column_and_the_same_columns_both_ways() {
         test: vec![vec![0; PAGE_SIZE]; 8],
         same_filled: SameFilledShare::default(),
     };
-    let md = markdown("t", "m", &[w], &rs);
+    let md = markdown("t", "m", &[w], &rs, None);
     let lines: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
     let header = cells(lines[0], Style::Markdown);
     assert_eq!(
@@ -162,4 +163,109 @@ fn a_workload_is_split_and_its_same_filled_share_kept() {
     assert_eq!(w.same_filled, SameFilledShare::new(40.0, 8));
     let none = BenchWorkload::read::<()>("w", vec![], 0, Split::default(), 2).unwrap();
     assert!(none.is_none());
+}
+
+fn two_workloads() -> Vec<BenchWorkload> {
+    (0..2u64)
+        .map(|i| BenchWorkload {
+            name: format!("w{i}"),
+            train: cannery_trainer::testutil::workload_pages(120, i, 5 + i),
+            test: cannery_trainer::testutil::workload_pages(12 + i as usize, i, 7 + i),
+            same_filled: SameFilledShare::new(0.0, 12),
+        })
+        .collect()
+}
+
+#[test]
+fn every_codec_row_gets_cycled_figures_over_the_asked_working_set() {
+    let ws = two_workloads();
+    let codecs: Vec<Vec<BenchCodec>> = ws
+        .iter()
+        .map(|w| workload_codecs(w, None).unwrap())
+        .collect();
+    let mut rs = Vec::new();
+    for (w, c) in ws.iter().zip(&codecs) {
+        rs.extend(bench_codecs(w, c, 1, &mut |_| {}).unwrap());
+    }
+    let opts = CycledOptions {
+        bytes: (1 << 20) + 1,
+        passes: 2,
+    };
+    let mut heard = Vec::new();
+    let run = bench_cycled(&ws, &codecs, &opts, &mut rs, &mut |k| heard.push(k.clone())).unwrap();
+    assert_eq!(heard.len(), codecs[0].len());
+    // 1 MiB and a byte: 257 pages, the 25 held-out pages repeated.
+    assert_eq!((run.pages, run.visits, run.passes), (25, 257, 2));
+    for key in &heard {
+        let rows: Vec<&BenchResult> = rs.iter().filter(|r| r.codec == *key).collect();
+        assert_eq!(rows.len(), 2, "{key}");
+        let visits: usize = rows
+            .iter()
+            .map(|r| r.cycled.as_ref().unwrap().cycled_pages)
+            .sum();
+        assert_eq!(
+            visits,
+            2 * 257,
+            "{key}: every page of every pass timed once"
+        );
+    }
+    for r in &rs {
+        let c = r
+            .cycled
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} {}: no cycled figures", r.workload, r.codec));
+        assert_eq!(c.cycled_working_set_bytes, 257 * PAGE_SIZE);
+        assert!(c.cycled_compress_ns_p50 > 0, "{}", r.codec);
+        assert!(c.cycled_decompress_ns_p50 > 0, "{}", r.codec);
+        assert!(
+            c.cycled_compress_ns_p99 >= c.cycled_compress_ns_p50,
+            "{}",
+            r.codec
+        );
+        assert!(
+            c.cycled_decompress_ns_p99 >= c.cycled_decompress_ns_p50,
+            "{}",
+            r.codec
+        );
+    }
+    // JSON gains the cycled keys beside the warm ones.
+    let json = serde_json::to_value(&rs[0]).unwrap();
+    for k in [
+        "compress_ns_p50",
+        "cycled_compress_ns_p50",
+        "cycled_decompress_ns_p99",
+        "cycled_pages",
+    ] {
+        assert!(json.get(k).is_some(), "{k}: {json}");
+    }
+    // The report leads with them: one cycled table per workload, a row per codec.
+    let md = markdown("t", "m", &ws, &rs, Some(&run));
+    let cycled = md.find("## Cycled").unwrap();
+    assert!(cycled < md.find("\n## w0 (").unwrap(), "{md}");
+    let section = &md[md.find("### w1 (cycled)").unwrap()..md.find("\n## w0 (").unwrap()];
+    let rows = section.lines().filter(|l| l.starts_with("| ")).count();
+    assert_eq!(rows, 1 + codecs[1].len(), "{section}");
+}
+
+#[test]
+fn a_cycled_run_without_pages_or_passes_is_an_error() {
+    let mut ws = two_workloads();
+    let codecs = vec![standard_codecs(&Table::kernel_2024(), None); 2];
+    let none = CycledOptions {
+        bytes: 1 << 16,
+        passes: 0,
+    };
+    let e = bench_cycled(&ws, &codecs, &none, &mut [], &mut |_| {}).unwrap_err();
+    assert!(matches!(e, BenchError::Empty(_)), "{e}");
+    for w in &mut ws {
+        w.test.clear();
+    }
+    let opts = CycledOptions {
+        bytes: 1 << 16,
+        passes: 1,
+    };
+    let e = bench_cycled(&ws, &codecs, &opts, &mut [], &mut |_| {}).unwrap_err();
+    assert!(matches!(e, BenchError::Empty(_)), "{e}");
+    let e = bench_cycled(&[], &[], &opts, &mut [], &mut |_| {}).unwrap_err();
+    assert!(matches!(e, BenchError::Empty(_)), "{e}");
 }

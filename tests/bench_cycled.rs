@@ -1,0 +1,58 @@
+//! `cannery bench` adds its cycled figures (each page timed once while
+//! cycling through a working set) to every row, as new JSON keys beside
+//! the warm ones, which stay as they were; `--no-cycled` leaves them out.
+
+mod common;
+
+use common::{cannery, stderr};
+use serde_json::Value;
+
+fn bench(extra: &[&str]) -> Vec<Value> {
+    let mut args = vec![
+        "bench",
+        "--corpus",
+        "fleet-snapshots",
+        "--max-pages",
+        "4",
+        "--reps",
+        "1",
+        "--json",
+    ];
+    args.extend(extra);
+    let o = cannery(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    v.as_array().unwrap().clone()
+}
+
+/// A row without its times, rates and cycled keys: what must not change.
+fn untimed(row: &Value) -> Value {
+    let mut m = row.as_object().unwrap().clone();
+    m.retain(|k, _| !(k.contains("_ns_") || k.ends_with("_mb_s") || k.starts_with("cycled_")));
+    Value::Object(m)
+}
+
+#[test]
+fn every_row_gets_cycled_figures_and_the_warm_keys_stay() {
+    let cycled = bench(&["--cycled-mib", "1", "--cycled-passes", "2"]);
+    let warm = bench(&["--no-cycled"]);
+    assert_eq!(cycled.len(), warm.len());
+    assert!(!cycled.is_empty());
+    let mut visits = std::collections::BTreeMap::<String, u64>::new();
+    for (c, w) in cycled.iter().zip(&warm) {
+        assert_eq!(untimed(c), untimed(w));
+        assert!(w.get("cycled_pages").is_none(), "{w}");
+        let n = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("{k}: {c}"));
+        // 5 workloads of 4 held-out pages, repeated to 1 MiB: 256 pages.
+        assert_eq!(n("cycled_working_set_bytes"), 1 << 20);
+        for dir in ["compress", "decompress"] {
+            let p50 = n(&format!("cycled_{dir}_ns_p50"));
+            assert!(p50 > 0, "{c}");
+            assert!(n(&format!("cycled_{dir}_ns_p99")) >= p50, "{c}");
+        }
+        *visits.entry(c["codec"].to_string()).or_default() += n("cycled_pages");
+    }
+    for (codec, v) in visits {
+        assert_eq!(v, 2 * 256, "{codec}: every page of both passes timed once");
+    }
+}
