@@ -111,7 +111,7 @@ pub fn decode(data: &[u8]) -> Option<Input> {
     Some(Input {
         root: PathBuf::from(ROOTS[(ctl >> 1) as usize % ROOTS.len()]),
         skip_unreadable: ctl & 1 == 1,
-        materialize: crate::common::hash(data) % MATERIALIZE_EVERY == 0,
+        materialize: crate::common::hash(data).is_multiple_of(MATERIALIZE_EVERY),
         tree: Tree {
             root_lists: ctl >> 4 != 0xf,
             entries,

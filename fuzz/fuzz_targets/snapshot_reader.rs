@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&ctl, rest)) = data.split_first() else {
         return;
     };
-    if common::hash(data) % WRITE_EVERY != 0 {
+    if !common::hash(data).is_multiple_of(WRITE_EVERY) {
         return;
     }
     let out = scratch("written.cansnap");
