@@ -224,10 +224,22 @@ pub fn with_table<R>(
     Some(f(&mut c, rest))
 }
 
+/// FNV-1a of `data`: picks the deterministic subset of inputs that a
+/// costly check runs on (one in N by this hash, so the fuzzer's mutations
+/// of such an input are again one in N).
+pub fn hash(data: &[u8]) -> u32 {
+    data.iter().fold(0x811c_9dc5, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
 /// This process's scratch directory, in a tmpfs (`/dev/shm`, else the
-/// temporary directory), for targets that read files.
+/// temporary directory), for targets that read files: `cannery-fuzz-PID`,
+/// removed when the process exits (libFuzzer ends a run with `exit`, so an
+/// `atexit` hook runs). A crash, a timeout or Ctrl-C ends it with `_exit`,
+/// which runs no hook: so the first call also removes the scratch
+/// directories of processes that no longer exist.
 pub fn scratch_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let shm = PathBuf::from("/dev/shm");
         let base = if shm.is_dir() {
@@ -235,8 +247,44 @@ pub fn scratch_dir() -> &'static Path {
         } else {
             std::env::temp_dir()
         };
-        let d = base.join(format!("cannery-fuzz-{}", std::process::id()));
+        remove_orphans(&base);
+        let d = base.join(format!("{SCRATCH_PREFIX}{}", std::process::id()));
         std::fs::create_dir_all(&d).expect("scratch directory");
+        // SAFETY: `remove_scratch` is an `extern "C" fn()` that does not
+        // unwind (it ignores errors) and only reads `DIR`, which is set
+        // before it is registered and never changes after.
+        let r = unsafe { libc::atexit(remove_scratch) };
+        assert_eq!(r, 0, "atexit registers the scratch clean-up");
         d
     })
+}
+
+static DIR: OnceLock<PathBuf> = OnceLock::new();
+const SCRATCH_PREFIX: &str = "cannery-fuzz-";
+
+extern "C" fn remove_scratch() {
+    if let Some(d) = DIR.get() {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// Removes `base/cannery-fuzz-PID` of every PID with no `/proc/PID`
+/// (left by a fuzzer that crashed or was interrupted); nothing without
+/// `/proc`, where liveness cannot be told.
+fn remove_orphans(base: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let pid = name.to_str().and_then(|n| n.strip_prefix(SCRATCH_PREFIX));
+        if let Some(pid) = pid.filter(|p| p.parse::<u32>().is_ok()) {
+            if !Path::new("/proc").join(pid).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
 }

@@ -40,13 +40,6 @@ pub const DECORATIONS: [(&str, &str); 8] = [
 /// One input in this many is also laid out in a tmpfs ([`Input::materialize`]).
 pub const MATERIALIZE_EVERY: u32 = 16;
 
-/// FNV-1a of `data`.
-fn hash(data: &[u8]) -> u32 {
-    data.iter().fold(0x811c_9dc5, |h, &b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    })
-}
-
 /// The root paths an input can name ("/" has no file name; the others
 /// match names the entries often take).
 pub const ROOTS: [&str; 4] = ["/fz/fleet", "/", "/fz/w", "/fz/w.pages"];
@@ -118,7 +111,7 @@ pub fn decode(data: &[u8]) -> Option<Input> {
     Some(Input {
         root: PathBuf::from(ROOTS[(ctl >> 1) as usize % ROOTS.len()]),
         skip_unreadable: ctl & 1 == 1,
-        materialize: hash(data) % MATERIALIZE_EVERY == 0,
+        materialize: crate::common::hash(data).is_multiple_of(MATERIALIZE_EVERY),
         tree: Tree {
             root_lists: ctl >> 4 != 0xf,
             entries,

@@ -1,10 +1,11 @@
-//! The snapshot file format and corpus reading: round trip, truncated and
-//! corrupt files (typed errors naming the offset, never a panic), a writer
+//! The snapshot file format and corpus reading: round trip, a snapshot read
+//! from memory as from its file, truncated and corrupt files (typed errors naming the offset, never a panic), a writer
 //! killed before finishing, raw `.pages` files, corpus directories and the
 //! secret scanner (`corpus info`'s summaries: cannery-lab tests/corpus_summary.rs).
 
 use cannery_capture::corpus::{open_pages, Corpus};
 use cannery_capture::secrets::{scan_path, SecretKind};
+use cannery_capture::snapshot::reader::SnapshotReader;
 use cannery_capture::snapshot::writer::SnapshotWriter;
 use cannery_capture::snapshot::{Metadata, PageCounts};
 use cannery_capture::{ErrorKind, RegionKind, Result, PAGE_SIZE};
@@ -106,6 +107,51 @@ fn truncated_files_give_an_error_naming_the_offset() {
             "{msg}"
         );
         assert!(e.offset().unwrap() <= len as u64, "{msg}");
+    }
+}
+
+/// `SnapshotReader::from_reader` on the bytes in memory (what the fuzz
+/// target reads) gives what `open` gives on the file: the same pages and
+/// process, or the same error (kind, offset, message naming the path).
+#[test]
+fn a_snapshot_in_memory_reads_as_its_file_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mem.cansnap");
+    let bytes = write_snapshot(&path, 5);
+    let cut = bytes[..bytes.len() - 7].to_vec();
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x20;
+    for (case, b) in [bytes.clone(), cut, flipped].into_iter().enumerate() {
+        std::fs::write(&path, &b).unwrap();
+        let len = b.len() as u64;
+        let from_file = SnapshotReader::open(&path);
+        let from_mem = SnapshotReader::from_reader(&path, std::io::Cursor::new(b), len);
+        let read = |r: Result<SnapshotReader>| -> Result<Vec<(Vec<u8>, RegionKind, String)>> {
+            let mut r = r?;
+            let mut out = Vec::new();
+            while let Some(p) = r.next() {
+                let p = p?;
+                let comm = r.process().map(|p| p.comm.clone()).unwrap_or_default();
+                out.push((p.data, p.region, comm));
+            }
+            Ok(out)
+        };
+        match (read(from_file), read(from_mem)) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(case, 0, "only the whole file reads");
+                assert_eq!(a.len(), 5);
+                assert_eq!(a, b);
+                assert_eq!(a[4].0, page(4));
+                assert_eq!(a[4].2, "proc");
+            }
+            (Err(a), Err(b)) => {
+                assert_ne!(case, 0, "the whole file reads: {a}");
+                assert_eq!((a.kind(), a.offset()), (b.kind(), b.offset()));
+                assert_eq!(a.to_string(), b.to_string());
+                assert!(b.to_string().contains("mem.cansnap"), "{b}");
+            }
+            (a, b) => panic!("case {case}: file {:?} but memory {:?}", a.err(), b.err()),
+        }
     }
 }
 

@@ -12,7 +12,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::maps::RegionKind;
 use crate::PAGE_SIZE;
 use sha2::{Digest, Sha256};
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,7 +49,7 @@ impl<R: BufRead> BufRead for Counting<R> {
     }
 }
 
-type Source = Counting<BufReader<io::Take<File>>>;
+type Source = Counting<BufReader<io::Take<Box<dyn Read + Send>>>>;
 
 /// The process the current pages came from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -90,11 +89,26 @@ impl std::fmt::Debug for SnapshotReader {
 impl SnapshotReader {
     /// Open `path` and validate its header.
     pub fn open(path: &Path) -> Result<SnapshotReader> {
-        let mut file = cannery_files::input::open_input(path, "cannot open")?;
+        let file = cannery_files::input::open_input(path, "cannot open")?;
         let file_len = file
             .metadata()
             .map_err(|e| Error::io(path, "cannot stat", e))?
             .len();
+        SnapshotReader::from_reader(path, file, file_len)
+    }
+
+    /// Read a snapshot of `file_len` bytes from `file` (positioned at its
+    /// start) and validate its header; errors name `path`. [`open`] is this
+    /// on the opened file; the fuzz target reads its input from memory
+    /// through it.
+    ///
+    /// [`open`]: SnapshotReader::open
+    pub fn from_reader(
+        path: &Path,
+        file: impl Read + Send + 'static,
+        file_len: u64,
+    ) -> Result<SnapshotReader> {
+        let mut file: Box<dyn Read + Send> = Box::new(file);
         let mut fixed = [0u8; FIXED_LEN];
         read_exact_at_start(&mut file, &mut fixed, path, 0, file_len)?;
         let (mut header, meta_len) = SnapshotHeader::decode_fixed(&fixed, path)?;
@@ -375,7 +389,7 @@ impl SnapshotReader {
 }
 
 fn read_exact_at_start(
-    file: &mut File,
+    file: &mut dyn Read,
     buf: &mut [u8],
     path: &Path,
     at: u64,
