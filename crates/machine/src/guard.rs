@@ -459,12 +459,9 @@ mod tests {
         s.read(rel).unwrap()
     }
 
-    /// `f`, again while it finds the lock busy, for up to 5 s. Another test
-    /// of this process that runs a tool (`run`) forks, and the child holds
-    /// a copy of every open file, a lock this test just released included,
-    /// until it execs: for that moment the lock looks taken (seen once in
-    /// CI as a failed `begin` right after `restore_stale`). A real second
-    /// owner would keep it busy past the 5 s.
+    /// `f`, again while the lock is busy, for up to 5 s: a test that runs a
+    /// tool forks, and the child holds every open file (a lock this test
+    /// just released too) until it execs. A real owner stays busy longer.
     fn when_free<T>(mut f: impl FnMut() -> Result<T, JournalError>) -> Result<T, JournalError> {
         let start = std::time::Instant::now();
         loop {
