@@ -12,7 +12,7 @@
 
 use cannery_codec::{DecodeError, EncodeError, Encoder, Format, Level, Mode, Outcome};
 use cannery_engines::backend::software::Software;
-use cannery_engines::batch::{BatchCompressor, Bound as BoundEngine, UnitStatus, MAX_BATCH_SIZE};
+use cannery_engines::batch::{BatchCompressor, UnitStatus, MAX_BATCH_SIZE};
 use cannery_engines::EngineError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -169,8 +169,9 @@ pub fn compressed_sizes<'py>(
     let (mode, level, format) = (parse(mode)?, parse(level)?, parse(format)?);
     let table = table.as_deref().map(|t| &t.inner);
     let lanes = (0..workers)
-        .map(|_| BoundEngine::new(Software::with_format(level, format), mode, table))
-        .collect();
+        .map(|_| Software::bound(mode, format, level, table))
+        .collect::<Result<_, _>>()
+        .map_err(engine_error)?;
     let mut batch =
         BatchCompressor::new(MAX_BATCH_SIZE, lanes).map_err(|e| error(Kind::Cannery, e))?;
     let pages = buffer::pages(pages, "pages")?;

@@ -18,6 +18,7 @@
 use std::time::Instant;
 
 use cannery_codec::constants::PAGE_SIZE;
+use cannery_codec::rng::XorShift64Star;
 
 use super::runner::{engine, Runner};
 use super::{peer_row, relative, BenchCodec, BenchError, BenchResult, BenchWorkload};
@@ -170,20 +171,14 @@ impl WorkingSet {
     }
 }
 
-/// `0..n` shuffled (Fisher-Yates on splitmix64 from `seed`): the same
-/// order for the same seed, a new one for each pass.
+/// `0..n` shuffled (Fisher-Yates on the workspace's xorshift64* from
+/// `seed`): the same order for the same seed, a new one for each pass.
 fn order(n: usize, seed: u64) -> Vec<usize> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    // Seeds 0 and 1 would give the same state (zero is made one).
+    let mut rng = XorShift64Star::from_state(seed.wrapping_add(1));
     let mut v: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
-        v.swap(i, (next() % (i as u64 + 1)) as usize);
+        v.swap(i, rng.below(i as u64 + 1) as usize);
     }
     v
 }
