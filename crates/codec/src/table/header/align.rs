@@ -153,13 +153,36 @@ pub(super) const TREE_WINDOW: u8 = 1;
 /// cost nothing but can fill the rest of the Kraft sum: a remainder of `f`
 /// units of 2^-7 needs `popcount(f)` of them among the first HCLEN entries.
 pub(super) fn aligned_tree(items: &[ClItem]) -> Option<Encoding> {
+    let (hclen, cl_lengths) = aligned_code(&symbol_counts(items), usize::MAX)?;
+    Some(Encoding {
+        hclen,
+        cl_lengths,
+        items: items.to_vec(),
+    })
+}
+
+/// How many times `items` use each code-length symbol.
+pub(super) fn symbol_counts(items: &[ClItem]) -> [u64; NUM_CODE_LEN_SYMBOLS] {
     let mut used = [0u64; NUM_CODE_LEN_SYMBOLS];
-    let mut extra = 0usize;
     for it in items {
         used[it.symbol as usize] += 1;
-        extra += extra_bits(it.symbol as usize) as usize;
     }
-    let huffman = limited_code_lengths(&used, MAX_CODE_LEN_CODE_LEN);
+    used
+}
+
+/// [`aligned_tree`]'s search, which depends only on how often each symbol
+/// is used: HCLEN and the code-length code. With a `bound` (header bits),
+/// states that cannot end below it are skipped: every header below the
+/// bound is found as the full search finds it, and the answer may differ
+/// only when the best is not below the bound.
+pub(super) fn aligned_code(
+    used: &[u64; NUM_CODE_LEN_SYMBOLS],
+    bound: usize,
+) -> Option<(usize, [u8; NUM_CODE_LEN_SYMBOLS])> {
+    let extra: usize = (16..NUM_CODE_LEN_SYMBOLS)
+        .map(|s| used[s] as usize * extra_bits(s) as usize)
+        .sum();
+    let huffman = limited_code_lengths(used, MAX_CODE_LEN_CODE_LEN);
     // Used symbols in CODE_LEN_ORDER, with their order positions.
     let syms: Vec<(usize, usize)> = CODE_LEN_ORDER
         .iter()
@@ -172,21 +195,42 @@ pub(super) fn aligned_tree(items: &[ClItem]) -> Option<Encoding> {
     let idx = |kraft: usize, r: usize| kraft * 8 + r;
     // cost[j]: after the first j used symbols; choice[j]: the length given
     // to used symbol j - 1 on the best path into each state.
+    let window = |s: usize| {
+        let h = huffman[s];
+        let lo = h.saturating_sub(TREE_WINDOW).max(1);
+        (lo, (h + TREE_WINDOW).min(MAX_CODE_LEN_CODE_LEN))
+    };
+    // Kraft sums a path can hold before used symbol j: at most the sum of
+    // the longest codes before it, and at most what leaves room for the
+    // shortest codes of the symbols from j on (the rest are dead states,
+    // skipping them changes no path that completes).
+    let mut reach = vec![0usize; syms.len() + 1];
+    let mut need = vec![0usize; syms.len() + 1];
+    for (j, &(_, s)) in syms.iter().enumerate() {
+        reach[j + 1] = reach[j] + (CL_KRAFT >> window(s).0);
+    }
+    // Fewest bits the symbols from j on can add (each at its shortest), and
+    // the fewest bits outside the body (the smallest HCLEN).
+    let mut fewest = vec![0usize; syms.len() + 1];
+    for (j, &(_, s)) in syms.iter().enumerate().rev() {
+        need[j] = need[j + 1] + (CL_KRAFT >> window(s).1);
+        fewest[j] = fewest[j + 1] + used[s] as usize * window(s).0 as usize;
+    }
+    let outside = 17 + 3 * (last_pos + 1).max(4) + extra;
     let mut cost = vec![[INF; W]; syms.len() + 1];
     let mut choice = vec![[0u8; W]; syms.len() + 1];
     cost[0][idx(0, 0)] = 0;
     for (j, &(_, s)) in syms.iter().enumerate() {
         let n = used[s] as u32;
-        let h = huffman[s];
-        let lo = h.saturating_sub(TREE_WINDOW).max(1);
-        let hi = (h + TREE_WINDOW).min(MAX_CODE_LEN_CODE_LEN);
+        let (lo, hi) = window(s);
         let (done, rest) = cost.split_at_mut(j + 1);
         let (from, to) = (&done[j], &mut rest[0]);
         let ch = &mut choice[j + 1];
-        for kraft in 0..CL_KRAFT {
+        let live = reach[j].min(CL_KRAFT.saturating_sub(need[j]));
+        for kraft in 0..=live {
             for r in 0..8 {
                 let c = from[idx(kraft, r)];
-                if c == INF {
+                if c == INF || outside + c as usize + fewest[j] >= bound {
                     continue;
                 }
                 for len in lo..=hi {
@@ -245,11 +289,7 @@ pub(super) fn aligned_tree(items: &[ClItem]) -> Option<Encoding> {
         r = (r + 8 - (used[s] as usize * len as usize) % 8) % 8;
     }
     debug_assert_eq!((kraft, r), (0, 0));
-    Some(Encoding {
-        hclen,
-        cl_lengths,
-        items: items.to_vec(),
-    })
+    Some((hclen, cl_lengths))
 }
 
 /// The shortest byte-aligned encoding found, if any, by alternating two
@@ -259,6 +299,14 @@ pub(super) fn aligned_tree(items: &[ClItem]) -> Option<Encoding> {
 /// ([`aligned_tree`]). Starts from the greedy coding; each round can only
 /// shorten the best header, and stops when the code repeats.
 pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encoding> {
+    // Codings of different residues often use each symbol as often: search
+    // each count vector once (its bound, then its aligned code, if needed).
+    type Searched = (
+        [u64; NUM_CODE_LEN_SYMBOLS],
+        usize,
+        Option<Option<(usize, [u8; NUM_CODE_LEN_SYMBOLS])>>,
+    );
+    let mut searched: Vec<Searched> = Vec::new();
     let mut best = aligned_tree(&start.items);
     let mut tried: Vec<[u8; NUM_CODE_LEN_SYMBOLS]> = Vec::new();
     let mut cl = best.as_ref().map_or(start.cl_lengths, |e| e.cl_lengths);
@@ -287,13 +335,32 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
         }
         for r in (0..8).filter(|&r| dp.best(r).is_some()) {
             let items = dp.items(r);
+            let used = symbol_counts(&items);
+            let k = match searched.iter().position(|e| e.0 == used) {
+                Some(k) => k,
+                None => {
+                    searched.push((used, greedy_bits(&items), None));
+                    searched.len() - 1
+                }
+            };
             // No code-length code does better than the Huffman code of the
             // items with the smallest HCLEN: skip items that cannot win.
-            let bound = greedy_bits(&items);
-            if best.as_ref().is_some_and(|b| bound >= b.bits()) {
+            if best.as_ref().is_some_and(|b| searched[k].1 >= b.bits()) {
                 continue;
             }
-            if let Some(e) = aligned_tree(&items) {
+            // Searched under the best so far: a code found below it is the
+            // one the full search finds, and one not below it never wins
+            // later either (the best only shrinks).
+            let bound = best.as_ref().map_or(usize::MAX, |b| b.bits());
+            let code = *searched[k]
+                .2
+                .get_or_insert_with(|| aligned_code(&used, bound));
+            if let Some((hclen, cl_lengths)) = code {
+                let e = Encoding {
+                    hclen,
+                    cl_lengths,
+                    items,
+                };
                 keep(&mut best, e);
             }
         }

@@ -333,7 +333,7 @@ pub fn greedy_header_bits(lengths: &CodeLengths) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::align::{aligned_tree, Dp};
+    use super::align::{aligned_code, aligned_tree, symbol_counts, Dp};
     use super::*;
 
     fn expand(items: &[ClItem]) -> Vec<u8> {
@@ -482,6 +482,30 @@ mod tests {
             assert!(e.hclen >= min_hclen(&e.cl_lengths) && e.hclen <= 19);
             for it in &e.items {
                 assert_ne!(e.cl_lengths[it.symbol as usize], 0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_bounded_tree_search_finds_what_the_full_one_finds_below_the_bound() {
+        for l in sample_lengths() {
+            let (_, _, g) = plan(&l, HeaderForm::Shortest);
+            let used = symbol_counts(&g.items);
+            let full = aligned_code(&used, usize::MAX);
+            let Some(e) = aligned_tree(&g.items) else {
+                assert_eq!(full, None);
+                continue;
+            };
+            assert_eq!(full, Some((e.hclen, e.cl_lengths)));
+            for bound in [e.bits() + 1, e.bits() + 8, e.bits() + 200] {
+                assert_eq!(aligned_code(&used, bound), full, "bound {bound}");
+            }
+            // At or under the optimum the bound may cut everything, but
+            // never yields a shorter header than the optimum.
+            for bound in [e.bits(), e.bits() - 8] {
+                if let Some((hclen, cl)) = aligned_code(&used, bound) {
+                    assert!(17 + 3 * hclen + body_bits(&cl, &g.items) >= e.bits());
+                }
             }
         }
     }
