@@ -58,9 +58,9 @@ fn header_bytes_then_canned_body_bytes_inflate_with_zlib() {
     for e in std::fs::read_dir(&out).unwrap() {
         tables.push(Table::from_bytes(&std::fs::read(e.unwrap().path()).unwrap()).unwrap());
     }
-    assert_eq!(tables.len(), 7, "kernel-2024, five workloads and the fleet");
+    assert_eq!(tables.len(), 8, "kernel-2024, six workloads and the fleet");
     let pages = corpus_pages(30);
-    assert_eq!(pages.len(), 150);
+    assert_eq!(pages.len(), 180);
     for t in &tables {
         let h = t.header();
         assert_eq!(h.bits % 8, 0, "table {} header {} bits", t.id(), h.bits);

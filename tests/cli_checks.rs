@@ -51,12 +51,12 @@ fn validate_counts_every_cell_and_passes_when_all_ran() {
     assert_eq!(c["cells_run"], 15, "{c}");
     assert_eq!(c["cells_skipped"], 0);
     assert_eq!(c["pages_skipped"], 0);
-    // --max-pages 12 is 12 pages of each of the corpus' 5 workloads.
-    assert_eq!(v["pages"], 5 * 12);
-    assert_eq!(c["pages_run"], 15 * 5 * 12);
+    // --max-pages 12 is 12 pages of each of the corpus' 6 workloads.
+    assert_eq!(v["pages"], 6 * 12);
+    assert_eq!(c["pages_run"], 15 * 6 * 12);
     assert_eq!(
         c["pages_passed"].as_u64().unwrap() + c["pages_incompressible"].as_u64().unwrap(),
-        15 * 5 * 12
+        15 * 6 * 12
     );
     assert_eq!(v["ok"], true);
     // The rules each backend states for canned mode are listed.
@@ -162,8 +162,8 @@ fn validate_fails_when_a_backend_cannot_use_the_table_unless_skips_are_allowed()
     assert!(o.status.success(), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["counts"]["cells_skipped"], 1);
-    // 5 pages of each of the 5 workloads.
-    assert_eq!(v["counts"]["pages_skipped"], 25);
+    // 5 pages of each of the 6 workloads.
+    assert_eq!(v["counts"]["pages_skipped"], 30);
     assert_eq!(v["ok"], true);
 }
 
@@ -319,6 +319,6 @@ fn qpl_compatible_training_writes_only_tables_qpl_and_isal_load_unchanged() {
         let e = cannery(&["export", "isal", "--table", s(&p), "--name", "t"]);
         assert!(e.status.success(), "{}: {}", p.display(), stderr(&e));
     }
-    // Five workloads, the fleet table and two cluster tables.
-    assert_eq!(n, 8, "tables written");
+    // Six workloads, the fleet table and two cluster tables.
+    assert_eq!(n, 9, "tables written");
 }

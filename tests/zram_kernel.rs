@@ -68,7 +68,7 @@ fn lz4_with_and_without_a_dictionary_and_lzo_rle_give_every_page_back() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(r["restore_failures"].as_array().unwrap().is_empty());
     let rows = r["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 5 * 3, "5 workloads × (lz4, lz4+dict, lzo-rle)");
+    assert_eq!(rows.len(), 6 * 3, "6 workloads × (lz4, lz4+dict, lzo-rle)");
     let (mut with, mut without) = (0u64, 0u64);
     for row in rows {
         let pages = row["pages"].as_u64().unwrap();

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 source ./common.sh
 export CANNERY
-for w in python-etl gcc-build redis node-service jvm-index; do
+for w in python-etl gcc-build redis node-service jvm-index sqlite-cache; do
   echo "== $w"
   bash "./$w.sh"
 done
