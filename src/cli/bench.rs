@@ -1,6 +1,7 @@
 //! `cannery bench`: per-page speed and ratio of cannery's modes and the peer
 //! compressors on held-out pages of each workload of a corpus, measured in
-//! one run, warm and cycled, written as a markdown report (and JSON).
+//! one run, warm, cycled and in batches, written as a markdown report (and
+//! JSON).
 //!
 //! The setup, the measuring and the markdown are `cannery_lab::bench`;
 //! this module reads the corpus' workloads, calls it and writes the report.
@@ -31,6 +32,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 crate::cli::out::detail(format!("bench {} {key} ({} pages)", w.name, w.test.len()))
             });
         })?);
+        if !args.no_batches {
+            lab::bench_workload_batches(w, &c, args.reps, &mut results, &mut |key| {
+                bar.set_message(format!("{} {key} batches", w.name));
+            })?;
+        }
         codecs.push(c);
         bar.inc(1);
     }

@@ -45,4 +45,8 @@ pub struct BenchArgs {
     /// Passes of the cycled pass over its working set, each page once per pass.
     #[arg(long, value_parser = crate::common::at_least_one, default_value_t = 3)]
     pub cycled_passes: usize,
+    /// Skip the batch figures (canned-fast, lz4 and zstd -1 in batches of
+    /// 1, 8 and 16 pages on one core).
+    #[arg(long)]
+    pub no_batches: bool,
 }

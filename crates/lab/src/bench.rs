@@ -10,8 +10,10 @@
 //! branch predictor and the caches have learned the page; [`bench_cycled`]
 //! adds each codec's figures with every page timed once, cold, while
 //! cycling through a working set larger than the last-level cache (as zswap
-//! sees pages). [`workload_codecs`] sets a workload up as the report
-//! describes (its table and zstd dictionary trained on its training pages,
+//! sees pages), and [`bench_batches`] canned-fast's, lz4's and zstd -1's in
+//! batches of 1, 8 and 16 pages on one core. [`workload_codecs`] sets a
+//! workload up as the report describes (its table and zstd dictionary
+//! trained on its training pages,
 //! a spread sample of its held-out pages measured), [`bench_codecs`]
 //! measures them ([`bench_workload`] both) and [`markdown`] renders the
 //! results; [`read_workloads`] reads a corpus's workloads
@@ -20,9 +22,11 @@
 
 use std::time::Instant;
 
+mod batches;
 mod corpus;
 mod cycled;
 mod runner;
+pub use batches::{bench_batches, bench_workload_batches, in_batches, BatchFigures, BATCH_SIZES};
 pub use corpus::{machine_line, read_workloads, BenchCorpusError};
 pub use cycled::{bench_cycled, last_level_cache, CycledFigures, CycledOptions, CycledRun};
 use runner::engine;
@@ -110,6 +114,10 @@ pub struct BenchResult {
     /// when that pass did not run (its keys are then absent from JSON).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub cycled: Option<CycledFigures>,
+    /// Per-page times in batches ([`bench_batches`]), for the codecs
+    /// measured so ([`in_batches`]); empty (and absent from JSON) otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<BatchFigures>,
 }
 
 /// Why a benchmark could not run.
@@ -229,6 +237,7 @@ pub fn bench_codec(
             (dtimes.len() * PAGE_SIZE) as f64 / dtotal as f64 * 1e3
         },
         cycled: None,
+        batches: Vec::new(),
     })
 }
 
@@ -495,7 +504,8 @@ fn workload_table(rs: &[&BenchResult]) -> Grid {
 /// The markdown report: `title` (how it was made) and `machine` first,
 /// then, when the cycled pass ran (`cycled`), its figures (one table per
 /// workload) and the warm figures after them: one table per workload, each codec's
-/// figures beside its ratio to libdeflate -1's and lz4's on the same pages.
+/// figures beside its ratio to libdeflate -1's and lz4's on the same pages;
+/// then the batch figures, where results carry them.
 pub fn markdown(
     title: &str,
     machine: &str,
@@ -533,6 +543,9 @@ pub fn markdown(
         let rs: Vec<&BenchResult> = results.iter().filter(|r| r.workload == w.name).collect();
         s += &workload_table(&rs).render(Style::Markdown);
         s += "\n";
+    }
+    if results.iter().any(|r| !r.batches.is_empty()) {
+        s += &batches::markdown_section(workloads, results);
     }
     s
 }

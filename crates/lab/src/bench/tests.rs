@@ -98,6 +98,7 @@ fn result(codec: &str, compress_ns: u64, decompress_ns: u64) -> BenchResult {
         compress_mb_s: 400.0,
         decompress_mb_s: 2000.0,
         cycled: None,
+        batches: Vec::new(),
     }
 }
 
@@ -268,4 +269,70 @@ fn a_cycled_run_without_pages_or_passes_is_an_error() {
     assert!(matches!(e, BenchError::Empty(_)), "{e}");
     let e = bench_cycled(&[], &[], &opts, &mut [], &mut |_| {}).unwrap_err();
     assert!(matches!(e, BenchError::Empty(_)), "{e}");
+}
+
+#[test]
+fn batches_time_canned_fast_lz4_and_zstd1_in_whole_batches_of_1_8_and_16() {
+    let p: Vec<Vec<u8>> = (0..3).flat_map(|_| pages()).collect();
+    let codecs = standard_codecs(&Table::kernel_2024(), None);
+    let batched: Vec<String> = codecs
+        .iter()
+        .filter(|c| in_batches(c))
+        .map(|c| c.key().to_string())
+        .collect();
+    assert_eq!(batched, ["canned-fast", "zstd-1", "lz4"]);
+    for c in codecs.iter().filter(|c| in_batches(c)) {
+        let f = bench_batches("w", c, &p, 2).unwrap();
+        // 24 pages: 24 in batches of 1 and of 8, 16 in one batch of 16.
+        let shape: Vec<(usize, usize)> = f.iter().map(|b| (b.batch, b.pages)).collect();
+        assert_eq!(shape, [(1, 24), (8, 24), (16, 16)], "{}", c.key());
+        for b in &f {
+            assert!(b.compress_ns_p50 > 0 && b.decompress_ns_p50 > 0, "{b:?}");
+            assert!(b.compress_ns_p50 <= b.compress_ns_p99, "{b:?}");
+            assert!(b.decompress_ns_p50 <= b.decompress_ns_p99, "{b:?}");
+            assert!(b.sequential_compress_ns_p50 > 0, "{b:?}");
+            assert!(b.sequential_decompress_ns_p50 > 0, "{b:?}");
+        }
+    }
+    let e = bench_batches("w", &codecs[0], &[], 1).unwrap_err();
+    assert!(matches!(e, BenchError::Empty(_)), "{e}");
+}
+
+#[test]
+fn batch_figures_join_their_rows_in_json_and_the_report() {
+    let ws = two_workloads();
+    let mut rs = Vec::new();
+    for w in &ws {
+        let codecs = workload_codecs(w, None).unwrap();
+        let start = rs.len();
+        rs.extend(bench_codecs(w, &codecs, 1, &mut |_| {}).unwrap());
+        let mut heard = Vec::new();
+        bench_workload_batches(w, &codecs, 1, &mut rs[start..], &mut |k| {
+            heard.push(k.to_string())
+        })
+        .unwrap();
+        assert_eq!(heard, ["canned-fast", "zstd-1", "lz4"]);
+    }
+    for r in &rs {
+        let json = serde_json::to_value(r).unwrap();
+        let batched = ["canned-fast", "zstd-1", "lz4"].contains(&r.codec.to_string().as_str());
+        assert_eq!(json.get("batches").is_some(), batched, "{}", r.codec);
+        // 12 and 13 held-out pages: no whole batch of 16.
+        assert_eq!(r.batches.len(), if batched { 2 } else { 0 }, "{}", r.codec);
+    }
+    let md = markdown("t", "m", &ws, &rs, None);
+    let section = &md[md.find("### w1 (batches)").unwrap()..];
+    let rows = section.lines().filter(|l| l.starts_with("| ")).count();
+    assert_eq!(rows, 1 + 3 * 2, "{section}");
+    assert!(md.find("## Batches").unwrap() > md.find("\n## w1 (").unwrap());
+    // Without batch figures, no batch section.
+    let plain: Vec<BenchResult> = rs
+        .iter()
+        .cloned()
+        .map(|mut r| {
+            r.batches.clear();
+            r
+        })
+        .collect();
+    assert!(!markdown("t", "m", &ws, &plain, None).contains("## Batches"));
 }
