@@ -84,12 +84,16 @@ pub fn machine_line() -> String {
                 .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The cores this process may run on (an affinity mask counts).
+    let cores = match std::thread::available_parallelism().map_or(1, |n| n.get()) {
+        1 => "1 core".to_string(),
+        n => format!("{n} cores"),
+    };
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let load: Vec<&str> = load.split_whitespace().take(3).collect();
     format!(
-        "{cpu}, {cores} cores, Linux {}, load average at the end {}",
+        "{cpu}, {cores} for this process, Linux {}, load average at the end {}",
         kernel.trim(),
         load.join(" ")
     )
