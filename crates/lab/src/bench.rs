@@ -447,6 +447,11 @@ fn relative(a: f64, b: Option<f64>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
+/// [`relative`] of two times in ns.
+fn relative_ns(a: u64, b: Option<u64>) -> String {
+    relative(a as f64, b.map(|b| b as f64))
+}
+
 /// One workload's results: a row per codec with its ratios, per-page
 /// times (µs) and throughput (MB/s), and its ratio and times divided by
 /// libdeflate -1's and lz4's on the same pages.
@@ -484,18 +489,9 @@ fn workload_table(rs: &[&BenchResult]) -> Grid {
             micros(r.decompress_ns_p99),
             format!("{:.0}", r.decompress_mb_s),
             relative(r.ratio, ld1.map(|x| x.ratio)),
-            relative(
-                r.compress_ns_p50 as f64,
-                ld1.map(|x| x.compress_ns_p50 as f64),
-            ),
-            relative(
-                r.decompress_ns_p50 as f64,
-                ld1.map(|x| x.decompress_ns_p50 as f64),
-            ),
-            relative(
-                r.decompress_ns_p50 as f64,
-                lz4.map(|x| x.decompress_ns_p50 as f64),
-            ),
+            relative_ns(r.compress_ns_p50, ld1.map(|x| x.compress_ns_p50)),
+            relative_ns(r.decompress_ns_p50, ld1.map(|x| x.decompress_ns_p50)),
+            relative_ns(r.decompress_ns_p50, lz4.map(|x| x.decompress_ns_p50)),
         ]);
     }
     g

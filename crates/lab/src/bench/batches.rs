@@ -17,7 +17,7 @@ use cannery_engines::backend::software::Software;
 use cannery_engines::peer::{Peer, PeerKind};
 use cannery_engines::{BatchCompressor, BatchDecompressor, Bound, Engine, UnitStatus};
 
-use super::{peer_row, relative, BenchCodec, BenchError, BenchResult, BenchWorkload};
+use super::{peer_row, relative_ns, BenchCodec, BenchError, BenchResult, BenchWorkload};
 use crate::figures::percentile;
 use crate::mode_key::ModeKey;
 use crate::tabular::{Align, Grid, Style};
@@ -287,26 +287,11 @@ pub(super) fn markdown_section(workloads: &[BenchWorkload], results: &[BenchResu
                     micros(b.compress_ns_p99),
                     micros(b.decompress_ns_p50),
                     micros(b.decompress_ns_p99),
-                    relative(
-                        b.compress_ns_p50 as f64,
-                        Some(b.sequential_compress_ns_p50 as f64),
-                    ),
-                    relative(
-                        b.decompress_ns_p50 as f64,
-                        Some(b.sequential_decompress_ns_p50 as f64),
-                    ),
-                    relative(
-                        b.compress_ns_p50 as f64,
-                        ld1.map(|x| x.compress_ns_p50 as f64),
-                    ),
-                    relative(
-                        b.decompress_ns_p50 as f64,
-                        ld1.map(|x| x.decompress_ns_p50 as f64),
-                    ),
-                    relative(
-                        b.decompress_ns_p50 as f64,
-                        lz4_same.map(|x| x.decompress_ns_p50 as f64),
-                    ),
+                    relative_ns(b.compress_ns_p50, Some(b.sequential_compress_ns_p50)),
+                    relative_ns(b.decompress_ns_p50, Some(b.sequential_decompress_ns_p50)),
+                    relative_ns(b.compress_ns_p50, ld1.map(|x| x.compress_ns_p50)),
+                    relative_ns(b.decompress_ns_p50, ld1.map(|x| x.decompress_ns_p50)),
+                    relative_ns(b.decompress_ns_p50, lz4_same.map(|x| x.decompress_ns_p50)),
                 ]);
             }
         }

@@ -21,7 +21,7 @@ use cannery_codec::constants::PAGE_SIZE;
 use cannery_codec::rng::XorShift64Star;
 
 use super::runner::{engine, Runner};
-use super::{peer_row, relative, BenchCodec, BenchError, BenchResult, BenchWorkload};
+use super::{peer_row, relative_ns, BenchCodec, BenchError, BenchResult, BenchWorkload};
 use crate::figures::percentile;
 use crate::mode_key::ModeKey;
 use crate::tabular::{Align, Grid, Style};
@@ -359,18 +359,18 @@ pub(super) fn cycled_table(rs: &[&BenchResult]) -> Grid {
             micros(c.cycled_decompress_ns_p99),
         ];
         for p in peers {
-            row.push(relative(
-                c.cycled_compress_ns_p50 as f64,
-                p.map(|p| p.cycled_compress_ns_p50 as f64),
+            row.push(relative_ns(
+                c.cycled_compress_ns_p50,
+                p.map(|p| p.cycled_compress_ns_p50),
             ));
-            row.push(relative(
-                c.cycled_decompress_ns_p50 as f64,
-                p.map(|p| p.cycled_decompress_ns_p50 as f64),
+            row.push(relative_ns(
+                c.cycled_decompress_ns_p50,
+                p.map(|p| p.cycled_decompress_ns_p50),
             ));
         }
-        row.push(relative(
-            c.cycled_decompress_ns_p50 as f64,
-            Some(r.decompress_ns_p50 as f64),
+        row.push(relative_ns(
+            c.cycled_decompress_ns_p50,
+            Some(r.decompress_ns_p50),
         ));
         g.row(row);
     }
