@@ -14,7 +14,7 @@ import pytest
 import cannery
 from conftest import CORPUS, struct_page, text_page
 
-WORKLOADS = ["gcc-build", "jvm-index", "node-service", "python-etl", "redis"]
+WORKLOADS = ["gcc-build", "jvm-index", "node-service", "python-etl", "redis", "sqlite-cache"]
 
 
 @pytest.fixture(scope="module")
