@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use cannery_codec::constants::PAGE_SIZE;
-use cannery_codec::{Level, Mode};
+use cannery_codec::Level;
 use cannery_engines::backend::software::Software;
 use cannery_engines::peer::{Peer, PeerKind};
 use cannery_engines::{BatchCompressor, BatchDecompressor, Bound, Engine, UnitStatus};
@@ -79,15 +79,13 @@ pub fn bench_batches(
             table,
             ..
         } => measure(workload, codec, pages, reps, || {
-            let mut s = Software::with_format(*level, *format);
-            s.prepare(*mode, table.as_deref())
-                .map_err(|e| setup(e.to_string()))?;
-            Ok(Bound::new(s, *mode, table.as_deref()))
+            Software::bound(*mode, *format, *level, table.as_deref())
+                .map_err(|e| setup(e.to_string()))
         }),
         BenchCodec::Peer(kind, dict) => measure(workload, codec, pages, reps, || {
-            let peer =
-                Peer::new(kind.clone(), dict.as_deref()).map_err(|e| setup(e.to_string()))?;
-            Ok(Bound::new(peer, Mode::Dynamic, None))
+            Peer::new(kind.clone(), dict.as_deref())
+                .map(Peer::bound)
+                .map_err(|e| setup(e.to_string()))
         }),
         BenchCodec::Qpl(..) => Err(setup("not measured in batches".into())),
     }
