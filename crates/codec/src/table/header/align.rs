@@ -301,11 +301,13 @@ pub(super) fn aligned_code(
 pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encoding> {
     // Codings of different residues often use each symbol as often: search
     // each count vector once (its bound, then its aligned code, if needed).
-    type Searched = (
-        [u64; NUM_CODE_LEN_SYMBOLS],
-        usize,
-        Option<Option<(usize, [u8; NUM_CODE_LEN_SYMBOLS])>>,
-    );
+    struct Searched {
+        used: [u64; NUM_CODE_LEN_SYMBOLS],
+        /// [`greedy_bits`] of the items: no code does better.
+        floor: usize,
+        /// [`aligned_code`]'s answer, once asked.
+        code: Option<Option<(usize, [u8; NUM_CODE_LEN_SYMBOLS])>>,
+    }
     let mut searched: Vec<Searched> = Vec::new();
     let mut best = aligned_tree(&start.items);
     let mut tried: Vec<[u8; NUM_CODE_LEN_SYMBOLS]> = Vec::new();
@@ -336,16 +338,20 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
         for r in (0..8).filter(|&r| dp.best(r).is_some()) {
             let items = dp.items(r);
             let used = symbol_counts(&items);
-            let k = match searched.iter().position(|e| e.0 == used) {
+            let k = match searched.iter().position(|e| e.used == used) {
                 Some(k) => k,
                 None => {
-                    searched.push((used, greedy_bits(&items), None));
+                    searched.push(Searched {
+                        used,
+                        floor: greedy_bits(&items),
+                        code: None,
+                    });
                     searched.len() - 1
                 }
             };
             // No code-length code does better than the Huffman code of the
             // items with the smallest HCLEN: skip items that cannot win.
-            if best.as_ref().is_some_and(|b| searched[k].1 >= b.bits()) {
+            if best.as_ref().is_some_and(|b| searched[k].floor >= b.bits()) {
                 continue;
             }
             // Searched under the best so far: a code found below it is the
@@ -353,7 +359,7 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
             // later either (the best only shrinks).
             let bound = best.as_ref().map_or(usize::MAX, |b| b.bits());
             let code = *searched[k]
-                .2
+                .code
                 .get_or_insert_with(|| aligned_code(&used, bound));
             if let Some((hclen, cl_lengths)) = code {
                 let e = Encoding {
