@@ -68,10 +68,13 @@ impl<C: Engine + Send + 'static> Lane for CompressLane<C> {
 
     #[allow(unsafe_code)]
     fn run_claimed(&mut self) {
-        while let Some(i) = self.ticket.claim() {
-            // SAFETY: this lane claimed unit `i` of its call, and that call
-            // waits for this lane before it ends (`Workers::call`).
-            let unit = unsafe { self.ticket.loan().unit(i) };
+        while let Some(k) = self.ticket.claim() {
+            // SAFETY: this lane claimed `k` of its call, and that call waits
+            // for this lane before it ends (`Workers::call`).
+            let loan = unsafe { self.ticket.loan() };
+            let i = loan.claimed(k);
+            // SAFETY: as above; claim `k` stands for unit `i` alone.
+            let unit = unsafe { loan.unit(i) };
             self.run(i, unit);
         }
     }
@@ -123,8 +126,15 @@ impl<C: Engine + Send + 'static> BatchCompressor<C> {
         let (arr, n) = self.workers.plan.gather(units)?;
         let units = &arr[..n];
         let loan = Loan::new(units, None);
-        self.workers
-            .call(n, &loan, |lane, i| lane.run(i, units[i]), |_, _| {})?;
+        self.workers.call(
+            n,
+            &loan,
+            |lane, k| {
+                let i = loan.claimed(k);
+                lane.run(i, units[i])
+            },
+            |_, _| {},
+        )?;
         Ok(CompressedBatch { owner: self })
     }
 

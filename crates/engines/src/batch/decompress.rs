@@ -51,33 +51,35 @@ impl<D: Engine + Send + 'static> DecompressLane<D> {
         }
     }
 
-    /// The caller's job: decodes stream `i` of the call into the caller's
-    /// `i`-th slot.
+    /// The caller's job: decodes the stream of claim `k` of the call
+    /// (stream `i`) into the caller's `i`-th slot.
     ///
     /// # Safety
-    /// The caller took unit `i` from the bottom of the counter during the
+    /// The caller took claim `k` from the bottom of the counter during the
     /// call that made `loan`, and that call has not ended.
     #[allow(unsafe_code)]
     #[inline]
-    unsafe fn run(&mut self, loan: &Loan, i: usize) {
-        // SAFETY: this function's contract; only the claimer of `i` writes
-        // slot `i`.
+    unsafe fn run(&mut self, loan: &Loan, k: usize) {
+        let i = loan.claimed(k);
+        // SAFETY: this function's contract; claims are taken once each and
+        // stand for distinct units, so only the claimer of `k` writes slot `i`.
         let (data, slot) = unsafe { (loan.unit(i), loan.out_slot(i)) };
         let r = decompress_unit(&mut self.codec, data, slot);
         self.status.push(r);
         self.ticket.done.push(i as u8);
     }
 
-    /// A worker's job: decodes stream `i` into its own page, then copies
-    /// what it produced into the caller's `i`-th slot (on an error the slot
-    /// is left as it was).
+    /// A worker's job: decodes the stream of claim `k` (stream `i`) into
+    /// its own page, then copies what it produced into the caller's `i`-th
+    /// slot (on an error the slot is left as it was).
     ///
     /// # Safety
-    /// As [`Self::run`], with `i` claimed by this worker.
+    /// As [`Self::run`], with `k` claimed by this worker.
     #[allow(unsafe_code)]
     #[inline]
-    unsafe fn run_on_own_page(&mut self, loan: &Loan, i: usize) {
-        // SAFETY: this function's contract; only the claimer of `i` writes
+    unsafe fn run_on_own_page(&mut self, loan: &Loan, k: usize) {
+        let i = loan.claimed(k);
+        // SAFETY: this function's contract; only the claimer of `k` writes
         // slot `i`.
         let (data, slot) = unsafe { (loan.unit(i), loan.out_slot(i)) };
         let r = decompress_unit(&mut self.codec, data, &mut self.page[..]);
@@ -168,7 +170,7 @@ impl<D: Engine + Send + 'static> BatchDecompressor<D> {
         let streams = &arr[..n];
         // Every worker, the caller too, writes its slots through the loan;
         // `out` is not touched again until the call has ended.
-        let loan = Loan::new(streams, Some(out));
+        let loan = Loan::new(streams, Some(out)).longest_first();
         self.workers.call(
             n,
             &loan,

@@ -22,10 +22,13 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use super::MAX_BATCH_SIZE;
 use cannery_codec::constants::PAGE_SIZE;
 
-/// A call's units and output slots as raw pointers.
+/// A call's units and output slots as raw pointers, and the order the
+/// claims take the units in.
 pub(super) struct Loan {
     units: [(*const u8, usize); MAX_BATCH_SIZE],
     n: usize,
+    /// Claim `k` is unit `order[k]`: a permutation of `0..n`.
+    order: [u8; MAX_BATCH_SIZE],
     /// Start of the caller's output buffer (null when there is none), with
     /// room for `n` slots of 4 KiB.
     out: *mut u8,
@@ -36,6 +39,7 @@ impl Loan {
         Loan {
             units: [(std::ptr::null(), 0); MAX_BATCH_SIZE],
             n: 0,
+            order: std::array::from_fn(|k| k as u8),
             out: std::ptr::null_mut(),
         }
     }
@@ -56,6 +60,35 @@ impl Loan {
             loan.out = out.as_mut_ptr();
         }
         loan
+    }
+
+    /// Claims take the longest units first, from both ends: the caller
+    /// claims from the bottom of the counter and the workers from the top
+    /// (`claim.rs`), so the shortest units are claimed last and the
+    /// workers finish closer together. For decompression, where a stream's
+    /// length stands for its decode time (measured: see BENCHMARKS.md,
+    /// "Batches").
+    pub(super) fn longest_first(mut self) -> Loan {
+        let n = self.n;
+        let mut by_len: [u8; MAX_BATCH_SIZE] = std::array::from_fn(|k| k as u8);
+        by_len[..n].sort_unstable_by_key(|&i| std::cmp::Reverse(self.units[i as usize].1));
+        for (rank, &i) in by_len[..n].iter().enumerate() {
+            // Ranks 0, 1, 2, 3, … go to claims 0, n − 1, 1, n − 2, ….
+            let k = if rank % 2 == 0 {
+                rank / 2
+            } else {
+                n - 1 - rank / 2
+            };
+            self.order[k] = i;
+        }
+        self
+    }
+
+    /// The unit claim `k` stands for.
+    #[inline]
+    pub(super) fn claimed(&self, k: usize) -> usize {
+        assert!(k < self.n);
+        self.order[k] as usize
     }
 
     /// Unit `i`.
@@ -119,5 +152,56 @@ impl LoanSlot {
         // the call ends (this function's contract), and a loan is never
         // written while it is lent.
         unsafe { &*self.0.load(Ordering::Acquire) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The claims of a longest-first loan: every unit once, the longest at
+    /// the two ends of the counter, lengths falling towards the middle from
+    /// either end, so the last claims (from the middle) are the shortest.
+    #[test]
+    fn longest_first_claims_every_unit_once_longest_at_both_ends() {
+        let lens: [&[usize]; 5] = [&[5], &[1, 9], &[3, 7, 7, 1, 8, 2, 6, 4], &[4; 5], &[]];
+        for lens in lens {
+            let bytes: Vec<Vec<u8>> = lens.iter().map(|&l| vec![0; l]).collect();
+            let units: Vec<&[u8]> = bytes.iter().map(|b| &b[..]).collect();
+            let loan = Loan::new(&units, None).longest_first();
+            let n = units.len();
+            let order: Vec<usize> = (0..n).map(|k| loan.claimed(k)).collect();
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(
+                sorted,
+                (0..n).collect::<Vec<_>>(),
+                "a permutation of {lens:?}"
+            );
+            let len = |k: usize| lens[order[k]];
+            // From the bottom end up to the middle, and from the top end
+            // down to it, lengths never grow.
+            let middle = n.div_ceil(2);
+            for k in 1..middle {
+                assert!(len(k - 1) >= len(k), "{lens:?}: {order:?}");
+            }
+            for k in middle..n.saturating_sub(1) {
+                assert!(len(k + 1) >= len(k), "{lens:?}: {order:?}");
+            }
+            if let Some(&longest) = lens.iter().max() {
+                assert_eq!(len(0), longest, "the longest is claimed first");
+            }
+        }
+    }
+
+    #[test]
+    fn a_plain_loan_claims_in_order() {
+        let bytes = [vec![0u8; 1], vec![0; 9], vec![0; 3]];
+        let units: Vec<&[u8]> = bytes.iter().map(|b| &b[..]).collect();
+        let loan = Loan::new(&units, None);
+        assert_eq!(
+            (0..3).map(|k| loan.claimed(k)).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
     }
 }

@@ -26,7 +26,8 @@
 //! `decompress.rs` (a lane reading a unit and writing its slot through the
 //! loan), each block with its `SAFETY:` comment. Work is
 //! split dynamically by claiming: the caller takes units from the bottom of
-//! a shared counter, workers from the top; every worker reads the caller's
+//! a shared counter, workers from the top (a decompression call's streams
+//! longest first from both ends, `loan.rs`); every worker reads the caller's
 //! units in place and writes the caller's output slots (a decompressing
 //! worker through a page of its own, see `decompress.rs`); nothing is
 //! copied back by the caller.
