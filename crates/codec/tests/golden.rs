@@ -161,3 +161,46 @@ fn our_header_for_the_kernel_table_is_valid_and_no_longer_than_the_kernels() {
     assert_eq!(h.hdist, 24);
     assert!(k.header().bits <= cannery_codec::table::builtin::KERNEL_2024_HEADER_BITS);
 }
+
+/// The header every form writes for 300 seeded code-length sets (each
+/// limit 9..=15, some with uncoded symbols), frozen as bits and an FNV-1a
+/// hash of the bytes per line: a faster header search must write the same.
+#[test]
+fn seeded_headers_are_frozen() {
+    use cannery_codec::rng::XorShift64;
+    use cannery_codec::table::HeaderForm;
+    let mut rng = XorShift64::new(0x6865_6164);
+    let mut text = String::new();
+    for i in 0..300u64 {
+        let shift = rng.next_u64() % 8;
+        let floor = u64::from(i % 3 != 0);
+        let mut counts: Vec<u64> = (0..316)
+            .map(|_| (rng.next_u64() >> (56 + shift)) + floor)
+            .collect();
+        counts[256] = counts[256].max(1);
+        for s in [0, 1, 286, 287] {
+            counts[s] = counts[s].max(1);
+        }
+        let limit = 9 + (i % 7) as u8;
+        let ll = limited_code_lengths(&counts[..286], limit);
+        let d = limited_code_lengths(&counts[286..], limit);
+        text += &format!("{i}");
+        for form in [
+            HeaderForm::Aligned,
+            HeaderForm::Shortest,
+            HeaderForm::Fewest,
+        ] {
+            let h = Table::from_lengths_with_header(&ll, &d, form).unwrap();
+            let fnv = h
+                .header()
+                .bytes
+                .iter()
+                .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                });
+            text += &format!(" {} {fnv:016x}", h.header().bits);
+        }
+        text += "\n";
+    }
+    golden("seeded-headers.txt", text.as_bytes());
+}
