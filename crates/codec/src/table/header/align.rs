@@ -227,22 +227,37 @@ pub(super) fn aligned_code(
         let (from, to) = (&done[j], &mut rest[0]);
         let ch = &mut choice[j + 1];
         let live = reach[j].min(CL_KRAFT.saturating_sub(need[j]));
+        // A state costing `cap` or more cannot end below the bound (INF
+        // states are at or above it too).
+        let cap = bound
+            .saturating_sub(outside + fewest[j])
+            .min(INF as usize) as u32;
+        // For one target state and Kraft sum `kraft`, the length and the
+        // residue it came from are fixed (each length adds its own Kraft
+        // share), so visiting lengths before residues finds the same first
+        // best as residues before lengths.
         for kraft in 0..=live {
-            for r in 0..8 {
-                let c = from[idx(kraft, r)];
-                if c == INF || outside + c as usize + fewest[j] >= bound {
+            let row: [u32; 8] = from[idx(kraft, 0)..idx(kraft + 1, 0)]
+                .try_into()
+                .expect("8 residues");
+            if row.iter().all(|&c| c >= cap) {
+                continue;
+            }
+            for len in lo..=hi {
+                let nk = kraft + (CL_KRAFT >> len);
+                if nk > CL_KRAFT {
                     continue;
                 }
-                for len in lo..=hi {
-                    let nk = kraft + (CL_KRAFT >> len);
-                    if nk > CL_KRAFT {
-                        continue;
-                    }
-                    let add = n * len as u32;
-                    let k = idx(nk, (r + add as usize) % 8);
-                    if c + add < to[k] {
-                        to[k] = c + add;
-                        ch[k] = len;
+                let add = n * len as u32;
+                let shift = add as usize % 8;
+                let at = idx(nk, 0)..idx(nk + 1, 0);
+                let (dst, dch) = (&mut to[at.clone()], &mut ch[at]);
+                for k in 0..8 {
+                    // Residue k is reached from residue k - add (mod 8).
+                    let c = row[(k + 8 - shift) % 8];
+                    if c < cap && c + add < dst[k] {
+                        dst[k] = c + add;
+                        dch[k] = len;
                     }
                 }
             }
@@ -326,13 +341,20 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
         let dp = Dp::run(seq, hlit, &cl);
         for hclen in min_hclen(&cl)..=NUM_CODE_LEN_SYMBOLS {
             let r = (8 - (17 + 3 * hclen) % 8) % 8;
-            if dp.best(r).is_some() {
-                let e = Encoding {
-                    hclen,
-                    cl_lengths: cl,
-                    items: dp.items(r),
-                };
-                keep(&mut best, e);
+            // The path's bits are known before its items are: build them
+            // only for a header that wins.
+            if let Some(body) = dp.best(r) {
+                if best
+                    .as_ref()
+                    .is_none_or(|b| 17 + 3 * hclen + (body as usize) < b.bits())
+                {
+                    let e = Encoding {
+                        hclen,
+                        cl_lengths: cl,
+                        items: dp.items(r),
+                    };
+                    keep(&mut best, e);
+                }
             }
         }
         for r in (0..8).filter(|&r| dp.best(r).is_some()) {
