@@ -62,19 +62,20 @@ impl KernelDeflate {
     }
 }
 
-/// LZO1X-1 as the kernel's lzo1x_compress.c (feature `lzo`).
+/// LZO1X-1 as the kernel's lzo1x_compress.c (feature `lzo`): `page` into
+/// `out` (at least `rust_lzo::worst_compress(page.len())` bytes); the bytes
+/// written.
 #[cfg(feature = "lzo")]
-pub fn kernel_lzo(page: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+pub fn kernel_lzo(page: &[u8], out: &mut [u8]) -> Result<usize, String> {
+    if out.len() < rust_lzo::worst_compress(page.len()) {
+        return Err(format!("{} bytes of room for lzo's worst case", out.len()));
+    }
     let mut ctx = rust_lzo::LZOContext::new();
-    out.clear();
-    out.resize(rust_lzo::worst_compress(page.len()), 0);
     let (done, err) = ctx.compress_to_slice(page, out);
     if err != rust_lzo::LZOError::OK {
         return Err("lzo1x_1_compress failed".into());
     }
-    let n = done.len();
-    out.truncate(n);
-    Ok(())
+    Ok(done.len())
 }
 
 /// LZO1X decompression (the kernel's lzo1x_decompress_safe).
@@ -134,9 +135,14 @@ mod tests {
     #[cfg(feature = "lzo")]
     #[test]
     fn kernel_lzo_round_trips() {
-        let mut out = Vec::new();
-        kernel_lzo(&page(), &mut out).unwrap();
+        let mut room = vec![0u8; rust_lzo::worst_compress(4096)];
+        let n = kernel_lzo(&page(), &mut room).unwrap();
+        let out = room[..n].to_vec();
         assert!(out.len() < 4096);
+        assert!(
+            kernel_lzo(&page(), &mut room[..n]).is_err(),
+            "too little room is an error"
+        );
         let mut back = vec![0u8; 4096];
         assert_eq!(kernel_lzo_decompress(&out, &mut back).unwrap(), 4096);
         assert_eq!(back, page());

@@ -70,13 +70,18 @@ impl Lz4Dict {
         })
     }
 
-    /// Compresses `page` into `out` (replaced).
-    pub fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    /// Compresses `page` into `out` (at least `LZ4_compressBound` of the
+    /// page's length); returns the bytes written.
+    pub fn compress(&mut self, page: &[u8], out: &mut [u8]) -> Result<usize, String> {
         let n = c_int::try_from(page.len()).map_err(|_| "page too large")?;
         // SAFETY: LZ4_compressBound is a pure function of its argument.
         let bound = unsafe { LZ4_compressBound(n) };
-        out.clear();
-        out.resize(bound as usize, 0);
+        if out.len() < bound as usize {
+            return Err(format!(
+                "{} bytes of room for lz4's bound of {bound}",
+                out.len()
+            ));
+        }
         // SAFETY: the stream is live (freed only on drop); `dict` outlives
         // the call and its length is given; `MAX_DICTIONARY` fits c_int.
         let loaded = unsafe {
@@ -93,7 +98,7 @@ impl Lz4Dict {
             ));
         }
         // SAFETY: `page` and `out` are valid for the lengths given (`out`
-        // has the bound's capacity); the dictionary the stream refers to
+        // is at least the bound long, checked above); the dictionary the stream refers to
         // (`self.dict`) is alive and unmoved during the call.
         let r = unsafe {
             LZ4_compress_fast_continue(
@@ -108,8 +113,7 @@ impl Lz4Dict {
         if r <= 0 {
             return Err(format!("LZ4_compress_fast_continue returned {r}"));
         }
-        out.truncate(r as usize);
-        Ok(())
+        Ok(r as usize)
     }
 
     /// Decompresses `data` into `out`; returns the bytes produced.
@@ -158,13 +162,15 @@ mod tests {
             .flat_map(|i| dict[i * 5000..i * 5000 + 1024].to_vec())
             .collect();
         let mut with = Lz4Dict::new(dict, 1).unwrap();
-        let mut out = Vec::new();
-        with.compress(&page, &mut out).unwrap();
+        let mut room = vec![0u8; 4200];
+        let n = with.compress(&page, &mut room).unwrap();
+        let out = room[..n].to_vec();
         assert!(out.len() < 100, "{}", out.len());
         // Twice: each page starts from the dictionary alone, not the last page.
-        let mut again = Vec::new();
-        with.compress(&page, &mut again).unwrap();
-        assert_eq!(out, again);
+        let n = with.compress(&page, &mut room).unwrap();
+        assert_eq!(out, room[..n]);
+        // Less room than lz4's bound is refused before lz4 runs.
+        assert!(with.compress(&page, &mut room[..4096]).is_err());
         let mut back = vec![0u8; 4096];
         assert_eq!(with.decompress(&out, &mut back).unwrap(), 4096);
         assert_eq!(back, page);

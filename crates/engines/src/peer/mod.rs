@@ -11,7 +11,11 @@
 //!
 //! Each peer compresses one page on its own (no state carried between pages)
 //! and follows zswap's rule: an output of 4096 bytes or more is
-//! incompressible. This module does not know about canned tables. Every
+//! incompressible. As cannery's own encoder does, zstd, lz4 and lzo write
+//! into a buffer the peer keeps and the bytes produced are copied out, and
+//! every peer decodes straight into the caller's page: no allocation or
+//! zero-filling in a timed call that the library itself does not do (the
+//! deflate peers go through the reference engines' own calls). This module does not know about canned tables. Every
 //! [`Peer`] is an [`Engine`](crate::engine::Engine), so it runs through
 //! [`crate::batch`] (and the zswap model in `cannery_zswap`) like
 //! cannery's own encoder and decoder.
@@ -125,7 +129,14 @@ pub struct Peer {
     kind: PeerKind,
     engine: Engine,
     caps: Capabilities,
+    /// zstd's, lz4's and lzo's output, before it is copied out (zeroed
+    /// once, here, not on every page).
+    room: Box<[u8; ROOM]>,
 }
+
+/// Room for any peer's worst case on a page (lzo's, 4,419 bytes, is the
+/// largest; the libraries check the room they are given).
+const ROOM: usize = 2 * PAGE_SIZE;
 
 impl fmt::Debug for Peer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -260,7 +271,12 @@ impl Peer {
             canned_compress_rules: &[],
             canned_decompress_rules: &[],
         };
-        Ok(Peer { kind, engine, caps })
+        Ok(Peer {
+            kind,
+            engine,
+            caps,
+            room: Box::new([0; ROOM]),
+        })
     }
 
     /// The peer bound to its one mode, for the batch path and the models.
@@ -278,30 +294,37 @@ impl Peer {
     pub fn compress(&mut self, page: &[u8], out: &mut Vec<u8>) -> Result<Option<usize>, PeerError> {
         out.clear();
         let kind = &self.kind;
-        match &mut self.engine {
-            Engine::Zstd { c, .. } => {
-                out.resize(zstd::zstd_safe::compress_bound(page.len()), 0);
-                let n = c
-                    .compress_to_buffer(page, &mut out[..])
-                    .map_err(|e| lib_err(kind, e))?;
-                out.truncate(n);
-            }
+        let room = &mut self.room[..];
+        // The bytes written into `room`, or `None` when written into `out`.
+        let in_room = match &mut self.engine {
+            Engine::Zstd { c, .. } => Some(
+                c.compress_to_buffer(page, room)
+                    .map_err(|e| lib_err(kind, e))?,
+            ),
             Engine::Lz4Flex => {
-                out.resize(lz4_flex::block::get_maximum_output_size(page.len()), 0);
-                let n = lz4_flex::block::compress_into(page, out).map_err(|e| lib_err(kind, e))?;
-                out.truncate(n);
+                Some(lz4_flex::block::compress_into(page, room).map_err(|e| lib_err(kind, e))?)
             }
-            Engine::Lz4 => {
-                *out = lz4::block::compress(page, None, false).map_err(|e| lib_err(kind, e))?;
-            }
-            Engine::Lz4Dict(c) => c.compress(page, out).map_err(|e| lib_err(kind, e))?,
+            Engine::Lz4 => Some(
+                lz4::block::compress_to_buffer(page, None, false, room)
+                    .map_err(|e| lib_err(kind, e))?,
+            ),
+            Engine::Lz4Dict(c) => Some(c.compress(page, room).map_err(|e| lib_err(kind, e))?),
             Engine::Deflate(r) => {
                 r.compress(Mode::Dynamic, None, page, out)
                     .map_err(|e| lib_err(kind, e))?;
+                None
             }
-            Engine::KernelDeflate(k) => k.deflate(page, out).map_err(|e| lib_err(kind, e))?,
+            Engine::KernelDeflate(k) => {
+                k.deflate(page, out).map_err(|e| lib_err(kind, e))?;
+                None
+            }
             #[cfg(feature = "lzo")]
-            Engine::KernelLzo => kernel::kernel_lzo(page, out).map_err(|e| lib_err(kind, e))?,
+            Engine::KernelLzo => {
+                Some(kernel::kernel_lzo(page, room).map_err(|e| lib_err(kind, e))?)
+            }
+        };
+        if let Some(n) = in_room {
+            out.extend_from_slice(&room[..n]);
         }
         Ok(if out.len() >= PAGE_SIZE {
             None
@@ -322,10 +345,9 @@ impl Peer {
                 lz4_flex::block::decompress_into(data, out).map_err(|e| lib_err(kind, e))
             }
             Engine::Lz4 => {
-                let v = lz4::block::decompress(data, Some(out.len() as i32))
-                    .map_err(|e| lib_err(kind, e))?;
-                out[..v.len()].copy_from_slice(&v);
-                Ok(v.len())
+                let limit = i32::try_from(out.len()).map_err(|e| lib_err(kind, e))?;
+                lz4::block::decompress_to_buffer(data, Some(limit), out)
+                    .map_err(|e| lib_err(kind, e))
             }
             Engine::Lz4Dict(d) => d.decompress(data, out).map_err(|e| lib_err(kind, e)),
             Engine::Deflate(r) => r

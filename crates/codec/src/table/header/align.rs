@@ -229,9 +229,7 @@ pub(super) fn aligned_code(
         let live = reach[j].min(CL_KRAFT.saturating_sub(need[j]));
         // A state costing `cap` or more cannot end below the bound (INF
         // states are at or above it too).
-        let cap = bound
-            .saturating_sub(outside + fewest[j])
-            .min(INF as usize) as u32;
+        let cap = bound.saturating_sub(outside + fewest[j]).min(INF as usize) as u32;
         // For one target state and Kraft sum `kraft`, the length and the
         // residue it came from are fixed (each length adds its own Kraft
         // share), so visiting lengths before residues finds the same first
