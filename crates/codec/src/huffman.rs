@@ -18,6 +18,16 @@
 /// If more symbols are used than `max_len` bits can code (`used > 2^max_len`)
 /// or `max_len` is 0 or above 31. Deflate alphabets never come close.
 pub fn limited_code_lengths(counts: &[u64], max_len: u8) -> Vec<u8> {
+    lengths_by(counts, max_len, package_merge)
+}
+
+/// Lengths of two or more used symbols from the leaves sorted by (count,
+/// symbol), into the lengths by symbol.
+type Merge = fn(&[(u64, usize)], u8, &mut [u8]);
+
+/// [`limited_code_lengths`] with `merge` computing the lengths of two or
+/// more used symbols (the tests pass the reference package-merge).
+fn lengths_by(counts: &[u64], max_len: u8, merge: Merge) -> Vec<u8> {
     assert!(
         (1..=31).contains(&max_len),
         "max_len {max_len} out of range"
@@ -41,7 +51,7 @@ pub fn limited_code_lengths(counts: &[u64], max_len: u8) -> Vec<u8> {
         ),
     }
     leaves.sort_unstable();
-    package_merge(&leaves, max_len, &mut lengths);
+    merge(&leaves, max_len, &mut lengths);
     lengths
 }
 
@@ -208,27 +218,13 @@ mod tests {
     /// The package-merge this module had first, kept as the reference: every
     /// list's items tagged leaf or package, the chosen packages walked down
     /// to their leaves.
-    fn reference_lengths(counts: &[u64], max_len: u8) -> Vec<u8> {
+    fn reference_package_merge(leaves: &[(u64, usize)], max_len: u8, lengths: &mut [u8]) {
         #[derive(Clone, Copy)]
         enum Item {
             Leaf(usize),
             Package(usize),
         }
-        let mut lengths = vec![0u8; counts.len()];
-        let mut leaves: Vec<(u64, usize)> = counts
-            .iter()
-            .enumerate()
-            .filter(|&(_, &c)| c > 0)
-            .map(|(s, &c)| (c, s))
-            .collect();
         let n = leaves.len();
-        if n < 2 {
-            if n == 1 {
-                lengths[leaves[0].1] = 1;
-            }
-            return lengths;
-        }
-        leaves.sort_unstable();
         let mut lists: Vec<Vec<(u64, Item)>> = vec![leaves
             .iter()
             .enumerate()
@@ -265,7 +261,6 @@ mod tests {
                 }
             }
         }
-        lengths
     }
 
     #[test]
@@ -326,7 +321,7 @@ mod tests {
             let max_len = max_len.max(64 - used.saturating_sub(1).leading_zeros() as u8);
             prop_assert_eq!(
                 limited_code_lengths(&counts, max_len),
-                reference_lengths(&counts, max_len)
+                lengths_by(&counts, max_len, reference_package_merge)
             );
         }
 
