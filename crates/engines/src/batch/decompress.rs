@@ -170,7 +170,8 @@ impl<D: Engine + Send + 'static> BatchDecompressor<D> {
         let streams = &arr[..n];
         // Every worker, the caller too, writes its slots through the loan;
         // `out` is not touched again until the call has ended.
-        let loan = Loan::new(streams, Some(out)).longest_first();
+        let mut loan = Loan::new(streams, Some(out));
+        loan.longest_first();
         self.workers.call(
             n,
             &loan,

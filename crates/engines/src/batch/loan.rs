@@ -68,7 +68,7 @@ impl Loan {
     /// workers finish closer together. For decompression, where a stream's
     /// length stands for its decode time (measured: see BENCHMARKS.md,
     /// "Batches").
-    pub(super) fn longest_first(mut self) -> Loan {
+    pub(super) fn longest_first(&mut self) {
         let n = self.n;
         let mut by_len: [u8; MAX_BATCH_SIZE] = std::array::from_fn(|k| k as u8);
         by_len[..n].sort_unstable_by_key(|&i| std::cmp::Reverse(self.units[i as usize].1));
@@ -81,7 +81,6 @@ impl Loan {
             };
             self.order[k] = i;
         }
-        self
     }
 
     /// The unit claim `k` stands for.
@@ -168,7 +167,8 @@ mod tests {
         for lens in lens {
             let bytes: Vec<Vec<u8>> = lens.iter().map(|&l| vec![0; l]).collect();
             let units: Vec<&[u8]> = bytes.iter().map(|b| &b[..]).collect();
-            let loan = Loan::new(&units, None).longest_first();
+            let mut loan = Loan::new(&units, None);
+            loan.longest_first();
             let n = units.len();
             let order: Vec<usize> = (0..n).map(|k| loan.claimed(k)).collect();
             let mut sorted = order.clone();
