@@ -98,8 +98,8 @@ impl Lz4Dict {
             ));
         }
         // SAFETY: `page` and `out` are valid for the lengths given (`out`
-        // is at least the bound long, checked above); the dictionary the stream refers to
-        // (`self.dict`) is alive and unmoved during the call.
+        // is at least the bound long, checked above); the dictionary the
+        // stream refers to (`self.dict`) is alive and unmoved during the call.
         let r = unsafe {
             LZ4_compress_fast_continue(
                 self.stream.as_ptr(),

@@ -15,7 +15,8 @@
 //! into a buffer the peer keeps and the bytes produced are copied out, and
 //! every peer decodes straight into the caller's page: no allocation or
 //! zero-filling in a timed call that the library itself does not do (the
-//! deflate peers go through the reference engines' own calls). This module does not know about canned tables. Every
+//! deflate peers go through the reference engines' own calls). This module
+//! does not know about canned tables. Every
 //! [`Peer`] is an [`Engine`](crate::engine::Engine), so it runs through
 //! [`crate::batch`] (and the zswap model in `cannery_zswap`) like
 //! cannery's own encoder and decoder.

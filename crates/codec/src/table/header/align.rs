@@ -342,16 +342,15 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
             // The path's bits are known before its items are: build them
             // only for a header that wins.
             if let Some(body) = dp.best(r) {
-                if best
-                    .as_ref()
-                    .is_none_or(|b| 17 + 3 * hclen + (body as usize) < b.bits())
-                {
+                let bits = 17 + 3 * hclen + body as usize;
+                if best.as_ref().is_none_or(|b| bits < b.bits()) {
                     let e = Encoding {
                         hclen,
                         cl_lengths: cl,
                         items: dp.items(r),
                     };
-                    keep(&mut best, e);
+                    debug_assert_eq!(e.bits(), bits);
+                    best = Some(e);
                 }
             }
         }
