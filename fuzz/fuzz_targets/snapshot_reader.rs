@@ -8,6 +8,9 @@
 //! writer's zstd context cost more than the rest of an execution): a
 //! snapshot written with `SnapshotWriter` (a file in a tmpfs) of pages,
 //! regions and process names cut from the input reads back to exactly them.
+//! One such write in [`FLUSH_EVERY`] flushes after its first page, so it
+//! streams with the 8 MiB window as a capture does; the others end as one
+//! frame of known size (the writer holds bytes until a flush or 1 MiB).
 #![no_main]
 
 use std::path::{Path, PathBuf};
@@ -24,6 +27,9 @@ mod common;
 
 /// One input in this many (by `common::hash`) is also written and read back.
 const WRITE_EVERY: u32 = 16;
+
+/// One write in this many (by the same hash) flushes after its first page.
+const FLUSH_EVERY: u32 = 4;
 
 /// This process's scratch files.
 fn scratch(name: &str) -> PathBuf {
@@ -84,6 +90,7 @@ fuzz_target!(|data: &[u8]| {
         RegionKind::FilePrivate,
     ];
     let mut written = Vec::new();
+    let flush = (common::hash(data) / WRITE_EVERY).is_multiple_of(FLUSH_EVERY);
     for (i, chunk) in rest.chunks(4096).take(3).enumerate() {
         if i == usize::from(ctl >> 6) {
             w.begin_process(i as u32, u32::from(ctl), &comm)
@@ -92,6 +99,9 @@ fuzz_target!(|data: &[u8]| {
         let page = [chunk, &vec![ctl; 4096 - chunk.len()]].concat();
         let region = regions[(ctl as usize + i) % 4];
         w.write_page(region, &page).expect("page record");
+        if flush && i == 0 {
+            w.flush().expect("flush");
+        }
         written.push((page, region));
     }
     let header = w.finish().expect("snapshot finishes");

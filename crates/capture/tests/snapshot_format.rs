@@ -6,7 +6,7 @@
 use cannery_capture::corpus::{open_pages, Corpus};
 use cannery_capture::secrets::{scan_path, SecretKind};
 use cannery_capture::snapshot::reader::SnapshotReader;
-use cannery_capture::snapshot::writer::SnapshotWriter;
+use cannery_capture::snapshot::writer::{SnapshotWriter, HOLD};
 use cannery_capture::snapshot::{Metadata, PageCounts};
 use cannery_capture::{ErrorKind, RegionKind, Result, PAGE_SIZE};
 use cannery_files::output::Existing;
@@ -224,6 +224,71 @@ fn unfinished_writer_leaves_its_partial_file_readable_up_to_its_last_flush() {
     assert_eq!(err.kind(), ErrorKind::Truncated);
     assert!(err.to_string().contains("not finalized"), "{err}");
     assert!(r.next().is_none());
+}
+
+/// The zstd frame of a finished snapshot: its content size, if the frame
+/// declares one, and its window size (RFC 8878, 3.1.1.1).
+fn frame_of(path: &Path) -> (Option<u64>, u64) {
+    let bytes = std::fs::read(path).unwrap();
+    let stream_len = SnapshotReader::open(path).unwrap().header().stream_len as usize;
+    let frame = &bytes[bytes.len() - stream_len..];
+    assert_eq!(frame[..4], [0x28, 0xb5, 0x2f, 0xfd], "a zstd frame");
+    let content = zstd::zstd_safe::get_frame_content_size(frame).unwrap();
+    let single_segment = frame[4] & 0x20 != 0;
+    let window = if single_segment {
+        content.expect("a single segment declares its size")
+    } else {
+        let (exp, mantissa) = (u64::from(frame[5] >> 3), u64::from(frame[5] & 7));
+        let base = 1u64 << (10 + exp);
+        base + base / 8 * mantissa
+    };
+    (content, window)
+}
+
+/// A snapshot that ends below the writer's hold without a flush is one
+/// frame of known size, with a window no larger than itself (its reader
+/// allocates no 8 MiB window); one that flushes, or outgrows the hold,
+/// streams with the 8 MiB window. All read back to their pages.
+#[test]
+fn small_snapshots_are_one_frame_of_their_size_flushed_or_large_ones_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.cansnap");
+    write_snapshot(&small, 5);
+    let (content, window) = frame_of(&small);
+    let content = content.expect("a held snapshot declares its size");
+    assert!(
+        content > 5 * PAGE_SIZE as u64 && content < HOLD as u64,
+        "{content}"
+    );
+    assert!(window <= content, "window {window} for {content} bytes");
+    assert_eq!(
+        read_all(&small).unwrap(),
+        (0..5).map(page).collect::<Vec<_>>()
+    );
+
+    let flushed = dir.path().join("flushed.cansnap");
+    let mut w = SnapshotWriter::create(&flushed, meta("flushed"), 3, Existing::Keep).unwrap();
+    for i in 0..5 {
+        w.write_page(RegionKind::Anon, &page(i)).unwrap();
+        if i == 0 {
+            w.flush().unwrap();
+        }
+    }
+    w.finish().unwrap();
+    assert_eq!(frame_of(&flushed), (None, 8 << 20));
+    assert_eq!(
+        read_all(&flushed).unwrap(),
+        (0..5).map(page).collect::<Vec<_>>()
+    );
+
+    let large = dir.path().join("large.cansnap");
+    let n = (HOLD / PAGE_SIZE) as u32 + 20;
+    write_snapshot(&large, n);
+    assert_eq!(frame_of(&large), (None, 8 << 20));
+    assert_eq!(
+        read_all(&large).unwrap(),
+        (0..n).map(page).collect::<Vec<_>>()
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Streams the pages of a snapshot file: validates the header, then decodes
 //! the zstd record stream one record at a time, so memory stays bounded (one
-//! page plus the decoder's window: 8 MiB for files this crate writes, files
+//! page plus the decoder's window: at most 8 MiB for files this crate writes, files
 //! asking for more than 16 MiB are refused) however large the file. Truncation and
 //! corruption are reported with the path and the byte offset in the file.
 

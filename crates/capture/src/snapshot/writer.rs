@@ -8,6 +8,11 @@
 //! everything so far to disk, so even a process killed outright leaves its
 //! temporary file ([`SnapshotWriter::partial_path`]) readable up to its last
 //! flush.
+//!
+//! Record bytes are held in memory until they reach [`HOLD`]: a snapshot
+//! that ends below it is one zstd frame of known size, whose window is no
+//! larger than the snapshot (a reader then needs no 8 MiB window for it);
+//! past it, or at a flush, they stream with the 8 MiB window.
 
 #![forbid(unsafe_code)]
 
@@ -47,10 +52,32 @@ impl Write for HashWriter {
 
 type Enc = zstd::stream::write::Encoder<'static, HashWriter>;
 
+/// Record bytes held before they stream (see the module's doc): no more
+/// than zstd's own input buffer for the stream's 8 MiB window.
+pub const HOLD: usize = 1 << 20;
+
+/// Where record bytes go.
+enum Sink {
+    /// Held until [`HOLD`], a flush or the end.
+    Held(HashWriter, Vec<u8>),
+    Streaming(Enc),
+}
+
+impl Sink {
+    fn file(&self) -> &AtomicFile {
+        match self {
+            Sink::Held(w, _) => w.inner.get_ref(),
+            Sink::Streaming(enc) => enc.get_ref().inner.get_ref(),
+        }
+    }
+}
+
 /// Streams page records into a snapshot file.
 pub struct SnapshotWriter {
     path: PathBuf,
-    enc: Option<Enc>,
+    /// zstd level.
+    level: i32,
+    sink: Option<Sink>,
     header: SnapshotHeader,
     meta_len: u32,
     pages: u64,
@@ -63,6 +90,13 @@ impl std::fmt::Debug for SnapshotWriter {
             .field("pages", &self.pages)
             .finish()
     }
+}
+
+fn finished(path: &Path) -> Error {
+    Error::new(
+        ErrorKind::InvalidInput,
+        format!("{}: snapshot writer already finished", path.display()),
+    )
 }
 
 fn padded_meta(meta: &Metadata, len: Option<usize>) -> Option<Vec<u8>> {
@@ -108,34 +142,46 @@ impl SnapshotWriter {
             inner: BufWriter::new(file),
             hasher: sha2::Digest::new(),
         };
-        let mut enc = zstd::stream::write::Encoder::new(sink, level.clamp(1, 22)).map_err(io)?;
-        enc.include_checksum(true).map_err(io)?;
-        // An 8 MiB window keeps the reader's memory bounded.
-        enc.window_log(23).map_err(io)?;
         Ok(SnapshotWriter {
             path: path.to_path_buf(),
-            enc: Some(enc),
+            level: level.clamp(1, 22),
+            sink: Some(Sink::Held(sink, Vec::new())),
             header,
             meta_len,
             pages: 0,
         })
     }
 
-    fn enc(&mut self) -> Result<&mut Enc> {
-        let path = self.path.clone();
-        self.enc.as_mut().ok_or_else(|| {
-            Error::new(
-                ErrorKind::InvalidInput,
-                format!("{}: snapshot writer already finished", path.display()),
-            )
-        })
+    /// The streaming encoder, started (with the bytes held so far) if the
+    /// bytes were still held.
+    fn stream(&mut self) -> Result<&mut Enc> {
+        match self.sink.take() {
+            Some(Sink::Held(w, held)) => {
+                let io = |e| Error::io(&self.path, "cannot write", e);
+                let mut enc = zstd::stream::write::Encoder::new(w, self.level).map_err(io)?;
+                enc.include_checksum(true).map_err(io)?;
+                // An 8 MiB window keeps the reader's memory bounded.
+                enc.window_log(23).map_err(io)?;
+                enc.write_all(&held).map_err(io)?;
+                self.sink = Some(Sink::Streaming(enc));
+            }
+            other => self.sink = other,
+        }
+        match &mut self.sink {
+            Some(Sink::Streaming(enc)) => Ok(enc),
+            _ => Err(finished(&self.path)),
+        }
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        let path = self.path.clone();
-        self.enc()?
-            .write_all(bytes)
-            .map_err(|e| Error::io(&path, "cannot write", e))
+        if let Some(Sink::Held(_, held)) = &mut self.sink {
+            if held.len() + bytes.len() < HOLD {
+                held.extend_from_slice(bytes);
+                return Ok(());
+            }
+        }
+        let r = self.stream()?.write_all(bytes);
+        r.map_err(|e| Error::io(&self.path, "cannot write", e))
     }
 
     /// Mark that following pages come from process `pid` (`comm`) in sample
@@ -177,10 +223,8 @@ impl SnapshotWriter {
 
     /// Push everything written so far to the file.
     pub fn flush(&mut self) -> Result<()> {
-        let path = self.path.clone();
-        self.enc()?
-            .flush()
-            .map_err(|e| Error::io(&path, "cannot write", e))
+        let r = self.stream()?.flush();
+        r.map_err(|e| Error::io(&self.path, "cannot write", e))
     }
 
     /// Set the counts recorded at finish (`stored` is always the number of
@@ -217,8 +261,7 @@ impl SnapshotWriter {
 
     /// Where the file is written until [`SnapshotWriter::finish`].
     pub fn partial_path(&self) -> Option<&Path> {
-        let enc = self.enc.as_ref()?;
-        Some(enc.get_ref().inner.get_ref().partial_path())
+        Some(self.sink.as_ref()?.file().partial_path())
     }
 
     /// Write the end record, close the stream, patch the header and put the
@@ -230,8 +273,18 @@ impl SnapshotWriter {
         self.write(&end)?;
         let path = self.path.clone();
         let io = |e| Error::io(&path, "cannot write", e);
-        let enc = self.enc.take().expect("checked by write");
-        let sink = enc.finish().map_err(io)?;
+        let sink = match self.sink.take().expect("checked by write") {
+            // One frame of known size: zstd fits its window to the bytes.
+            Sink::Held(w, held) => {
+                let mut enc = zstd::stream::write::Encoder::new(w, self.level).map_err(io)?;
+                enc.include_checksum(true).map_err(io)?;
+                enc.set_pledged_src_size(Some(held.len() as u64))
+                    .map_err(io)?;
+                enc.write_all(&held).map_err(io)?;
+                enc.finish().map_err(io)?
+            }
+            Sink::Streaming(enc) => enc.finish().map_err(io)?,
+        };
         let digest = sha2::Digest::finalize(sink.hasher);
         self.header.stream_checksum = u32::from_le_bytes(digest[..4].try_into().expect("4 bytes"));
         let mut file = sink.inner.into_inner().map_err(|e| io(e.into_error()))?;
