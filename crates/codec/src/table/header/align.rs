@@ -120,6 +120,20 @@ impl Dp {
         (c != INF).then_some(c)
     }
 
+    /// How often the best path ending in residue `r` (reachable) uses each
+    /// code-length symbol: [`symbol_counts`] of [`Dp::items`], without them.
+    pub(super) fn counts(&self, mut r: usize) -> [u64; NUM_CODE_LEN_SYMBOLS] {
+        let mut used = [0u64; NUM_CODE_LEN_SYMBOLS];
+        let mut i = self.n;
+        while i > 0 {
+            let (item, pr) = self.back[i * 8 + r];
+            used[item.symbol as usize] += 1;
+            i -= item.run();
+            r = pr as usize;
+        }
+        used
+    }
+
     /// The items of the best path ending in residue `r` (reachable).
     pub(super) fn items(&self, mut r: usize) -> Vec<ClItem> {
         let mut items = Vec::new();
@@ -193,7 +207,7 @@ pub(super) fn aligned_code(
     let last_pos = syms.last()?.0;
     const W: usize = (CL_KRAFT + 1) * 8;
     let idx = |kraft: usize, r: usize| kraft * 8 + r;
-    // cost[j]: after the first j used symbols; choice[j]: the length given
+    // Costs after the first j used symbols; choice row j: the length given
     // to used symbol j - 1 on the best path into each state.
     let window = |s: usize| {
         let h = huffman[s];
@@ -217,15 +231,17 @@ pub(super) fn aligned_code(
         fewest[j] = fewest[j + 1] + used[s] as usize * window(s).0 as usize;
     }
     let outside = 17 + 3 * (last_pos + 1).max(4) + extra;
-    let mut cost = vec![[INF; W]; syms.len() + 1];
-    let mut choice = vec![[0u8; W]; syms.len() + 1];
-    cost[0][idx(0, 0)] = 0;
+    // Only two rows of costs are live: `from` (after j symbols) and `to`.
+    let mut from = [INF; W];
+    let mut to = [INF; W];
+    // choice[j * W..][state] (zeroed in one allocation).
+    let mut choice = vec![0u8; (syms.len() + 1) * W];
+    from[idx(0, 0)] = 0;
     for (j, &(_, s)) in syms.iter().enumerate() {
         let n = used[s] as u32;
         let (lo, hi) = window(s);
-        let (done, rest) = cost.split_at_mut(j + 1);
-        let (from, to) = (&done[j], &mut rest[0]);
-        let ch = &mut choice[j + 1];
+        to.fill(INF);
+        let ch = &mut choice[(j + 1) * W..(j + 2) * W];
         let live = reach[j].min(CL_KRAFT.saturating_sub(need[j]));
         // A state costing `cap` or more cannot end below the bound (INF
         // states are at or above it too).
@@ -260,8 +276,9 @@ pub(super) fn aligned_code(
                 }
             }
         }
+        std::mem::swap(&mut from, &mut to);
     }
-    let fin = &cost[syms.len()];
+    let fin = &from;
     // (total bits, hclen, Kraft sum of the used symbols, residue)
     let mut best: Option<(usize, usize, usize, usize)> = None;
     for hclen in (last_pos + 1).max(4)..=NUM_CODE_LEN_SYMBOLS {
@@ -296,7 +313,7 @@ pub(super) fn aligned_code(
     debug_assert_eq!(fill, 0);
     for j in (1..=syms.len()).rev() {
         let s = syms[j - 1].1;
-        let len = choice[j][idx(kraft, r)];
+        let len = choice[j * W + idx(kraft, r)];
         cl_lengths[s] = len;
         kraft -= CL_KRAFT >> len;
         r = (r + 8 - (used[s] as usize * len as usize) % 8) % 8;
@@ -323,13 +340,11 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
     }
     let mut searched: Vec<Searched> = Vec::new();
     let mut best = aligned_tree(&start.items);
+    // `best`'s bits (usize::MAX: none yet), kept beside it: a header's bits
+    // walk all its items.
+    let mut best_bits = best.as_ref().map_or(usize::MAX, Encoding::bits);
     let mut tried: Vec<[u8; NUM_CODE_LEN_SYMBOLS]> = Vec::new();
     let mut cl = best.as_ref().map_or(start.cl_lengths, |e| e.cl_lengths);
-    let keep = |best: &mut Option<Encoding>, e: Encoding| {
-        if best.as_ref().is_none_or(|b| e.bits() < b.bits()) {
-            *best = Some(e);
-        }
-    };
     for _ in 0..ROUNDS {
         if tried.contains(&cl) {
             break;
@@ -343,7 +358,7 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
             // only for a header that wins.
             if let Some(body) = dp.best(r) {
                 let bits = 17 + 3 * hclen + body as usize;
-                if best.as_ref().is_none_or(|b| bits < b.bits()) {
+                if bits < best_bits {
                     let e = Encoding {
                         hclen,
                         cl_lengths: cl,
@@ -351,18 +366,20 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
                     };
                     debug_assert_eq!(e.bits(), bits);
                     best = Some(e);
+                    best_bits = bits;
                 }
             }
         }
         for r in (0..8).filter(|&r| dp.best(r).is_some()) {
-            let items = dp.items(r);
-            let used = symbol_counts(&items);
+            // The items' symbol counts decide everything below; the items
+            // are built only for a header that wins.
+            let used = dp.counts(r);
             let k = match searched.iter().position(|e| e.used == used) {
                 Some(k) => k,
                 None => {
                     searched.push(Searched {
                         used,
-                        floor: greedy_bits(&items),
+                        floor: greedy_bits(&used),
                         code: None,
                     });
                     searched.len() - 1
@@ -370,23 +387,27 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
             };
             // No code-length code does better than the Huffman code of the
             // items with the smallest HCLEN: skip items that cannot win.
-            if best.as_ref().is_some_and(|b| searched[k].floor >= b.bits()) {
+            if searched[k].floor >= best_bits {
                 continue;
             }
             // Searched under the best so far: a code found below it is the
             // one the full search finds, and one not below it never wins
             // later either (the best only shrinks).
-            let bound = best.as_ref().map_or(usize::MAX, |b| b.bits());
             let code = *searched[k]
                 .code
-                .get_or_insert_with(|| aligned_code(&used, bound));
+                .get_or_insert_with(|| aligned_code(&used, best_bits));
             if let Some((hclen, cl_lengths)) = code {
-                let e = Encoding {
-                    hclen,
-                    cl_lengths,
-                    items,
-                };
-                keep(&mut best, e);
+                let bits = 17 + 3 * hclen + body_bits_of(&cl_lengths, &used);
+                if bits < best_bits {
+                    let e = Encoding {
+                        hclen,
+                        cl_lengths,
+                        items: dp.items(r),
+                    };
+                    debug_assert_eq!(e.bits(), bits);
+                    best = Some(e);
+                    best_bits = bits;
+                }
             }
         }
         match &best {

@@ -223,10 +223,11 @@ fn min_hclen(cl: &[u8; NUM_CODE_LEN_SYMBOLS]) -> usize {
 
 /// A complete code-length code (lengths ≤ 7) for the symbols `items` use.
 fn cl_tree(items: &[ClItem]) -> [u8; NUM_CODE_LEN_SYMBOLS] {
-    let mut counts = [0u64; NUM_CODE_LEN_SYMBOLS];
-    for it in items {
-        counts[it.symbol as usize] += 1;
-    }
+    cl_tree_of(align::symbol_counts(items))
+}
+
+/// [`cl_tree`] from how often each code-length symbol is used.
+fn cl_tree_of(mut counts: [u64; NUM_CODE_LEN_SYMBOLS]) -> [u8; NUM_CODE_LEN_SYMBOLS] {
     // zlib rejects an incomplete code-length code, and a code with one used
     // symbol is incomplete: give a second symbol a code in that case.
     if counts.iter().filter(|&&c| c > 0).count() < 2 {
@@ -238,17 +239,27 @@ fn cl_tree(items: &[ClItem]) -> [u8; NUM_CODE_LEN_SYMBOLS] {
         .expect("19 code-length symbols")
 }
 
-/// A lower bound on the header bits with `items` and any code-length code:
-/// their length-limited Huffman code (optimal) and the HCLEN that just
-/// reaches the last symbol they use.
-fn greedy_bits(items: &[ClItem]) -> usize {
-    let cl = cl_tree(items);
+/// Body bits (the coded lengths) of items using each code-length symbol
+/// `used[s]` times, under the code-length code `cl`: [`body_bits`] from
+/// the counts (a symbol's extra bits are its own).
+fn body_bits_of(cl: &[u8; NUM_CODE_LEN_SYMBOLS], used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
+    (0..NUM_CODE_LEN_SYMBOLS)
+        .map(|s| used[s] as usize * (cl[s] as usize + extra_bits(s) as usize))
+        .sum()
+}
+
+/// A lower bound on the header bits with items using each code-length
+/// symbol `used[s]` times and any code-length code: their length-limited
+/// Huffman code (optimal) and the HCLEN that just reaches the last symbol
+/// they use.
+fn greedy_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
+    let cl = cl_tree_of(*used);
     let hclen = CODE_LEN_ORDER
         .iter()
-        .rposition(|&s| items.iter().any(|it| it.symbol as usize == s))
+        .rposition(|&s| used[s] > 0)
         .map_or(0, |p| p + 1)
         .max(4);
-    17 + 3 * hclen + body_bits(&cl, items)
+    17 + 3 * hclen + body_bits_of(&cl, used)
 }
 
 /// The greedy encoding: [`rle`] on each alphabet, the Huffman code of its
@@ -476,7 +487,7 @@ mod tests {
                 continue;
             };
             assert_eq!(e.bits() % 8, 0);
-            assert!(e.bits() >= greedy_bits(&g.items));
+            assert!(e.bits() >= greedy_bits(&symbol_counts(&g.items)));
             assert_eq!(kraft_sum(&e.cl_lengths), KRAFT_COMPLETE);
             assert!(e.cl_lengths.iter().all(|&c| c <= 7));
             assert!(e.hclen >= min_hclen(&e.cl_lengths) && e.hclen <= 19);
