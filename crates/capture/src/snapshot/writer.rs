@@ -92,10 +92,15 @@ impl std::fmt::Debug for SnapshotWriter {
     }
 }
 
-fn finished(path: &Path) -> Error {
+/// The error of a writer whose stream could not start: its file is gone
+/// (an [`AtomicFile`] dropped), so every later write fails with this.
+fn stopped(path: &Path) -> Error {
     Error::new(
         ErrorKind::InvalidInput,
-        format!("{}: snapshot writer already finished", path.display()),
+        format!(
+            "{}: the snapshot writer stopped at an earlier write error",
+            path.display()
+        ),
     )
 }
 
@@ -169,7 +174,7 @@ impl SnapshotWriter {
         }
         match &mut self.sink {
             Some(Sink::Streaming(enc)) => Ok(enc),
-            _ => Err(finished(&self.path)),
+            _ => Err(stopped(&self.path)),
         }
     }
 
@@ -273,7 +278,10 @@ impl SnapshotWriter {
         self.write(&end)?;
         let path = self.path.clone();
         let io = |e| Error::io(&path, "cannot write", e);
-        let sink = match self.sink.take().expect("checked by write") {
+        let Some(sink) = self.sink.take() else {
+            return Err(stopped(&path));
+        };
+        let sink = match sink {
             // One frame of known size: zstd fits its window to the bytes.
             Sink::Held(w, held) => {
                 let mut enc = zstd::stream::write::Encoder::new(w, self.level).map_err(io)?;
