@@ -51,6 +51,11 @@ fuzz_target!(|data: &[u8]| {
             let mut ends = vec![false];
             for s in (0..286).filter(|&s| ll[s] > 0) {
                 let (code, len) = (t.litlen_codes()[s], ll[s]);
+                assert_eq!(
+                    u32::from(code) >> len,
+                    0,
+                    "symbol {s}'s code is longer than {len} bits"
+                );
                 let mut node = 0;
                 for bit in (0..len).rev().map(|b| usize::from(code >> b & 1)) {
                     assert!(!ends[node], "a code is a prefix of symbol {s}'s");
