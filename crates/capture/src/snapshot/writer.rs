@@ -92,6 +92,13 @@ impl std::fmt::Debug for SnapshotWriter {
     }
 }
 
+/// A zstd encoder of the record stream at `level`, with a checksum.
+fn encoder(w: HashWriter, level: i32) -> std::io::Result<Enc> {
+    let mut enc = zstd::stream::write::Encoder::new(w, level)?;
+    enc.include_checksum(true)?;
+    Ok(enc)
+}
+
 /// The error of a writer whose stream could not start: its file is gone
 /// (an [`AtomicFile`] dropped), so every later write fails with this.
 fn stopped(path: &Path) -> Error {
@@ -163,8 +170,7 @@ impl SnapshotWriter {
         match self.sink.take() {
             Some(Sink::Held(w, held)) => {
                 let io = |e| Error::io(&self.path, "cannot write", e);
-                let mut enc = zstd::stream::write::Encoder::new(w, self.level).map_err(io)?;
-                enc.include_checksum(true).map_err(io)?;
+                let mut enc = encoder(w, self.level).map_err(io)?;
                 // An 8 MiB window keeps the reader's memory bounded.
                 enc.window_log(23).map_err(io)?;
                 enc.write_all(&held).map_err(io)?;
@@ -284,8 +290,7 @@ impl SnapshotWriter {
         let sink = match sink {
             // One frame of known size: zstd fits its window to the bytes.
             Sink::Held(w, held) => {
-                let mut enc = zstd::stream::write::Encoder::new(w, self.level).map_err(io)?;
-                enc.include_checksum(true).map_err(io)?;
+                let mut enc = encoder(w, self.level).map_err(io)?;
                 enc.set_pledged_src_size(Some(held.len() as u64))
                     .map_err(io)?;
                 enc.write_all(&held).map_err(io)?;

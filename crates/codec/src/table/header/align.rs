@@ -120,30 +120,30 @@ impl Dp {
         (c != INF).then_some(c)
     }
 
-    /// How often the best path ending in residue `r` (reachable) uses each
-    /// code-length symbol: [`symbol_counts`] of [`Dp::items`], without them.
-    pub(super) fn counts(&self, mut r: usize) -> [u64; NUM_CODE_LEN_SYMBOLS] {
-        let mut used = [0u64; NUM_CODE_LEN_SYMBOLS];
+    /// The items of the best path ending in residue `r` (reachable), last
+    /// first, to `f`.
+    fn walk_back(&self, mut r: usize, mut f: impl FnMut(ClItem)) {
         let mut i = self.n;
         while i > 0 {
             let (item, pr) = self.back[i * 8 + r];
-            used[item.symbol as usize] += 1;
+            f(item);
             i -= item.run();
             r = pr as usize;
         }
+    }
+
+    /// How often the best path ending in residue `r` (reachable) uses each
+    /// code-length symbol: [`symbol_counts`] of [`Dp::items`], without them.
+    pub(super) fn counts(&self, r: usize) -> [u64; NUM_CODE_LEN_SYMBOLS] {
+        let mut used = [0u64; NUM_CODE_LEN_SYMBOLS];
+        self.walk_back(r, |item| used[item.symbol as usize] += 1);
         used
     }
 
     /// The items of the best path ending in residue `r` (reachable).
-    pub(super) fn items(&self, mut r: usize) -> Vec<ClItem> {
+    pub(super) fn items(&self, r: usize) -> Vec<ClItem> {
         let mut items = Vec::new();
-        let mut i = self.n;
-        while i > 0 {
-            let (item, pr) = self.back[i * 8 + r];
-            items.push(item);
-            i -= item.run();
-            r = pr as usize;
-        }
+        self.walk_back(r, |item| items.push(item));
         items.reverse();
         items
     }

@@ -187,11 +187,9 @@ impl Encoding {
     }
 }
 
+/// Body bits of `items` under the code-length code `cl`.
 fn body_bits(cl: &[u8; NUM_CODE_LEN_SYMBOLS], items: &[ClItem]) -> usize {
-    items
-        .iter()
-        .map(|it| cl[it.symbol as usize] as usize + extra_bits(it.symbol as usize) as usize)
-        .sum()
+    body_bits_of(cl, &align::symbol_counts(items))
 }
 
 /// HLIT and HDIST as this writer sends them: trailing zero lengths dropped
