@@ -116,6 +116,22 @@ impl<'a> BitReader<'a> {
         }
     }
 
+    /// [`BitReader::refill`], then whether every bit consumed so far lay in
+    /// the data. Once one did not, [`BitReader::overrun`] stays true and a
+    /// decode can only end truncated, so a loop may stop there instead of
+    /// decoding zero bits up to its output limit. The check runs only on the
+    /// slow path: bits can run out only within the last 8 bytes.
+    #[inline]
+    pub fn refill_in_data(&mut self) -> bool {
+        if self.pos + 8 <= self.data.len() {
+            self.refill();
+            true
+        } else {
+            self.refill_slow();
+            !self.overrun()
+        }
+    }
+
     #[cold]
     fn refill_slow(&mut self) {
         while self.nbits <= 56 {

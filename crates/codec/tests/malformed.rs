@@ -202,3 +202,49 @@ proptest! {
         let _ = CannedDecoder::new(&table).decompress(&iaa, &mut out);
     }
 }
+
+/// The highest byte of `out` a decode wrote, found with two sentinels.
+fn written_end(decode: impl Fn(&mut [u8]) -> Result<usize, DecodeError>, room: usize) -> usize {
+    let mut a = vec![0xa5u8; room];
+    let mut b = vec![0x5au8; room];
+    assert_eq!(decode(&mut a).err(), Some(DecodeError::Truncated));
+    assert_eq!(decode(&mut b).err(), Some(DecodeError::Truncated));
+    (0..room)
+        .rev()
+        .find(|&i| a[i] != 0xa5 || b[i] != 0x5a)
+        .map_or(0, |i| i + 1)
+}
+
+#[test]
+fn a_truncated_stream_stops_where_its_input_ends() {
+    // Past its end a stream reads as zero bits, which decode as some code;
+    // the decoders stop there instead of decoding zeros up to the limit.
+    let t = Table::kernel_2024();
+    let dec = CannedDecoder::new(&t);
+    let room = 16 * PAGE_SIZE;
+    for page in &common::sample_pages()[..4] {
+        let streams = [
+            (canned(page, &t), true),
+            (miniz_oxide::deflate::compress_to_vec(page, 6), false),
+        ];
+        for (s, is_canned) in streams {
+            for cut in [s.len() / 2, s.len() - 2] {
+                let s = &s[..cut];
+                let end = if is_canned {
+                    let fast = written_end(|o| dec.decompress(s, o), room);
+                    let reference = written_end(|o| dec.decompress_reference(s, o), room);
+                    fast.max(reference)
+                } else {
+                    written_end(|o| inflate(s, o), room)
+                };
+                // The zero bits already loaded (under 64) may give a few
+                // tokens (a match copies at most 258 bytes, and the fast
+                // loop's copies overshoot by less than 16) before the check.
+                assert!(
+                    end <= PAGE_SIZE + 1024,
+                    "cut at {cut}: wrote up to byte {end}"
+                );
+            }
+        }
+    }
+}

@@ -263,8 +263,12 @@ pub(crate) fn decode_tokens<S: Sink>(
 ) -> Result<(), DecodeError> {
     loop {
         // One refill gives ≥ 56 bits: enough for a whole match
-        // (15 + 5 + 15 + 13 = 48 bits) or for two literals.
-        r.refill();
+        // (15 + 5 + 15 + 13 = 48 bits) or for two literals. Past the end of
+        // the input the result is `Truncated` whatever follows (the callers
+        // test `overrun` first), so stop rather than decode zero bits.
+        if !r.refill_in_data() {
+            return Err(DecodeError::Truncated);
+        }
         let mut e = litlen.lookup(r.peek_all());
         let k = entry_kind(e);
         if k == Kind::LiteralPair as u32 || k == Kind::Literal as u32 {
