@@ -12,7 +12,7 @@
 
 use std::cell::RefCell;
 
-use cannery_codec::records::{RecordReader, RecordWriter};
+use cannery_codec::records::{Record, RecordReader, RecordWriter};
 use cannery_codec::transcode::{compress_pages, decompress_records};
 use cannery_codec::{Decoder, Encoder, Format, Level, Mode};
 use libfuzzer_sys::fuzz_target;
@@ -22,7 +22,7 @@ mod common;
 
 /// One input in this many (by `common::hash`) is also compressed as pages
 /// and read back.
-const PAGES_EVERY: u32 = 8;
+const PAGES_EVERY: u32 = 16;
 
 thread_local! {
     /// A (decoder, encoder) per mode, built once.
@@ -44,9 +44,12 @@ fuzz_target!(|data: &[u8]| {
     };
     // The records as read: they tile the input, or the error says where.
     let mut end = 0u64;
-    for (i, r) in RecordReader::new(rest).enumerate() {
-        match r {
-            Ok(r) => {
+    let mut reader = RecordReader::new(rest);
+    let mut r = Record::default();
+    let mut i = 0;
+    while let Some(read) = reader.next_into(&mut r) {
+        match read {
+            Ok(()) => {
                 assert_eq!((r.index, r.offset), (i as u64, end));
                 end += 4 + r.data.len() as u64;
             }
@@ -59,6 +62,7 @@ fuzz_target!(|data: &[u8]| {
                 end = u64::MAX;
             }
         }
+        i += 1;
     }
     assert!(end == rest.len() as u64 || end == u64::MAX);
 
@@ -87,11 +91,12 @@ fuzz_target!(|data: &[u8]| {
             w.write(chunk).expect("to memory");
         }
         let file = w.finish().expect("to memory");
-        // Record by record (collecting both sides allocated a vector per
-        // record, up to 8,192 of them, under ASan's allocator).
+        // Record by record into one buffer (a vector per record, up to
+        // 8,192 of them, cost more than the rest under ASan's allocator).
         let mut chunks = rest.chunks(step);
-        for r in RecordReader::new(&file[..]) {
-            let r = r.expect("own records");
+        let mut reader = RecordReader::new(&file[..]);
+        while let Some(read) = reader.next_into(&mut r) {
+            read.expect("own records");
             assert_eq!(Some(&r.data[..]), chunks.next());
         }
         assert_eq!(chunks.next(), None, "every record read back");

@@ -52,7 +52,7 @@ pub enum RecordError {
 }
 
 /// One record as read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Record {
     /// Record number, from 0.
     pub index: u64,
@@ -116,7 +116,21 @@ impl<R: Read> RecordReader<R> {
         }
     }
 
-    fn read_record(&mut self) -> Result<Option<Record>, RecordError> {
+    /// The next record into `rec`, reusing its buffer: what
+    /// [`Iterator::next`] gives, without an allocation per record. After
+    /// `None` or an error, every later call gives `None`.
+    pub fn next_into(&mut self, rec: &mut Record) -> Option<Result<(), RecordError>> {
+        if self.done {
+            return None;
+        }
+        let r = self.read_into(rec).transpose();
+        if !matches!(r, Some(Ok(()))) {
+            self.done = true;
+        }
+        r
+    }
+
+    fn read_into(&mut self, rec: &mut Record) -> Result<Option<()>, RecordError> {
         let (index, offset) = (self.index, self.offset);
         let mut len = [0u8; 4];
         let got = read_full(&mut self.inner, &mut len)?;
@@ -130,38 +144,41 @@ impl<R: Read> RecordReader<R> {
         if len > MAX_RECORD_LEN {
             return Err(RecordError::TooLong { index, offset, len });
         }
-        let mut data = vec![0u8; len as usize];
-        let got = read_full(&mut self.inner, &mut data)?;
-        if got < data.len() {
-            return Err(RecordError::Truncated {
-                index,
-                offset,
-                len,
-                available: got as u64,
-            });
+        // Read in steps that double from READ_AHEAD: a length field with
+        // little behind it never makes a buffer of its length.
+        let len_bytes = len as usize;
+        rec.data.clear();
+        while rec.data.len() < len_bytes {
+            let have = rec.data.len();
+            let step = (len_bytes - have).min(READ_AHEAD.max(have));
+            rec.data.resize(have + step, 0);
+            let got = read_full(&mut self.inner, &mut rec.data[have..])?;
+            if got < step {
+                return Err(RecordError::Truncated {
+                    index,
+                    offset,
+                    len,
+                    available: (have + got) as u64,
+                });
+            }
         }
         self.index += 1;
-        self.offset += 4 + len as u64;
-        Ok(Some(Record {
-            index,
-            offset,
-            data,
-        }))
+        self.offset += 4 + u64::from(len);
+        (rec.index, rec.offset) = (index, offset);
+        Ok(Some(()))
     }
 }
+
+/// The first step in which a record's bytes are read; each later step
+/// reads as many as were read before it.
+const READ_AHEAD: usize = 1 << 16;
 
 impl<R: Read> Iterator for RecordReader<R> {
     type Item = Result<Record, RecordError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let r = self.read_record().transpose();
-        if !matches!(r, Some(Ok(_))) {
-            self.done = true;
-        }
-        r
+        let mut rec = Record::default();
+        self.next_into(&mut rec).map(|r| r.map(|()| rec))
     }
 }
 
@@ -228,5 +245,66 @@ mod tests {
         let r: Vec<_> = RecordReader::new(&[0xff, 0xff, 0xff, 0xff][..]).collect();
         assert!(matches!(r[0], Err(RecordError::TooLong { .. })));
         assert_eq!(r.len(), 1, "iteration stops after an error");
+    }
+
+    #[test]
+    fn long_records_read_in_steps_and_a_bare_length_reserves_little() {
+        // Longer than a step: read whole, or truncated with the right count.
+        let long: Vec<u8> = (0..3 * READ_AHEAD + 5).map(|i| (i * 7) as u8).collect();
+        let mut w = RecordWriter::new(Vec::new());
+        w.write(&long).unwrap();
+        w.write(b"tail").unwrap();
+        let bytes = w.finish().unwrap();
+        let recs: Vec<Record> = RecordReader::new(&bytes[..])
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(recs[0].data, long);
+        assert_eq!(
+            (recs[1].offset, &recs[1].data[..]),
+            (4 + long.len() as u64, &b"tail"[..])
+        );
+        let cut = 4 + 2 * READ_AHEAD + 9;
+        let r: Vec<_> = RecordReader::new(&bytes[..cut]).collect();
+        assert!(
+            matches!(r[0], Err(RecordError::Truncated { available, .. }) if available == cut as u64 - 4),
+            "{r:?}"
+        );
+        // A length field claiming MAX_RECORD_LEN with 10 bytes behind it.
+        let mut claim = MAX_RECORD_LEN.to_le_bytes().to_vec();
+        claim.extend_from_slice(&[1; 10]);
+        let mut rec = Record::default();
+        let mut reader = RecordReader::new(&claim[..]);
+        assert!(matches!(
+            reader.next_into(&mut rec),
+            Some(Err(RecordError::Truncated { available: 10, .. }))
+        ));
+        assert!(
+            rec.data.capacity() <= 2 * READ_AHEAD,
+            "{}",
+            rec.data.capacity()
+        );
+        assert!(
+            reader.next_into(&mut rec).is_none(),
+            "reading stops after an error"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn next_into_reads_what_the_iterator_reads(bytes in proptest::collection::vec(
+            proptest::prop_oneof![proptest::prelude::Just(0u8), 0u8..=255, proptest::prelude::Just(3u8)],
+            0..200,
+        )) {
+            let by_iter: Vec<String> = RecordReader::new(&bytes[..])
+                .map(|r| format!("{r:?}"))
+                .collect();
+            let mut reader = RecordReader::new(&bytes[..]);
+            let mut rec = Record::default();
+            let mut by_into = Vec::new();
+            while let Some(r) = reader.next_into(&mut rec) {
+                by_into.push(format!("{:?}", r.map(|()| rec.clone())));
+            }
+            proptest::prop_assert_eq!(by_into, by_iter);
+        }
     }
 }

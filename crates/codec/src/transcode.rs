@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use crate::constants::PAGE_SIZE;
 use crate::decode::{DecodeError, Decoder};
 use crate::encode::{EncodeError, Encoder, Outcome};
-use crate::records::{RecordError, RecordReader, RecordWriter};
+use crate::records::{Record, RecordError, RecordReader, RecordWriter};
 
 /// The largest output one record may decode to with a limit: a deflate
 /// stream expands at most 1032 times (258 bytes per 2-bit match code).
@@ -118,8 +118,10 @@ pub fn decompress_records<R: Read, W: Write>(
 ) -> Result<u64, TranscodeError<std::io::Error>> {
     let mut buf = Vec::new();
     let mut records = 0u64;
-    for rec in RecordReader::new(input) {
-        let rec = rec?;
+    let mut reader = RecordReader::new(input);
+    let mut rec = Record::default();
+    while let Some(read) = reader.next_into(&mut rec) {
+        read?;
         let decoded: &[u8] = if rec.is_raw_page() {
             &rec.data
         } else {
