@@ -15,7 +15,7 @@
 #![allow(dead_code)] // each target uses part of this module
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -101,23 +101,51 @@ impl Codec {
     }
 }
 
-/// Entries kept before a cache starts over. `differential_miniz` reached
-/// 483 MB RSS in 2 minutes with 256 (most of it ASan's quarantine), close
-/// to `-rss_limit_mb=512`; 64 keeps the caches' own share small.
-const CACHE_CAP: usize = 64;
+/// Entries a cache keeps; past this, the oldest goes. (Clearing the whole
+/// cache instead rebuilt every table of the corpus each time 64 new ones
+/// had come: most of the builds once mutations spare the table bytes.)
+const CACHE_CAP: usize = 256;
 
 type Shared = Rc<RefCell<Codec>>;
 /// Table bytes with the uncoded flag; code lengths (literal/length, distance).
 type BytesKey = (Vec<u8>, bool);
 type LengthsKey = (Vec<u8>, Vec<u8>);
 
+/// A map that forgets its oldest entry beyond [`CACHE_CAP`].
+struct Cache<K, V> {
+    map: HashMap<K, V>,
+    order: VecDeque<K>,
+}
+
+impl<K: std::hash::Hash + Eq + Clone, V: Clone> Cache<K, V> {
+    fn new() -> Self {
+        Cache {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+
+    fn get(&self, k: &K) -> Option<V> {
+        self.map.get(k).cloned()
+    }
+
+    fn insert(&mut self, k: K, v: V) {
+        if self.order.len() >= CACHE_CAP {
+            let old = self.order.pop_front().expect("a full cache has an oldest");
+            self.map.remove(&old);
+        }
+        self.order.push_back(k.clone());
+        self.map.insert(k, v);
+    }
+}
+
 thread_local! {
     /// By the 316 table bytes and the uncoded flag (`None`: no table).
-    static BY_BYTES: RefCell<HashMap<BytesKey, Option<Shared>>> = RefCell::new(HashMap::new());
+    static BY_BYTES: RefCell<Cache<BytesKey, Option<Shared>>> = RefCell::new(Cache::new());
     /// The fixed set, by `2 * index + allow_uncoded` (`None`: not built yet).
     static FIXED: RefCell<Vec<Option<Shared>>> = RefCell::new(vec![None; 2 * FIXED_TABLES]);
     /// By code lengths, so counts giving the same lengths share one codec.
-    static BY_LENGTHS: RefCell<HashMap<LengthsKey, Shared>> = RefCell::new(HashMap::new());
+    static BY_LENGTHS: RefCell<Cache<LengthsKey, Shared>> = RefCell::new(Cache::new());
 }
 
 /// Runs `f` on the codec of [`table_from`]`(bytes, allow_uncoded)`, built
@@ -131,29 +159,21 @@ pub fn with_codec<R>(
         return None;
     }
     let key = (bytes[..TABLE_BYTES].to_vec(), allow_uncoded);
-    let cached = BY_BYTES.with_borrow(|m| m.get(&key).cloned());
+    let cached = BY_BYTES.with_borrow(|m| m.get(&key));
     let codec = match cached {
         Some(c) => c,
         None => {
             let lengths = lengths_from(bytes, allow_uncoded);
             let c = BY_LENGTHS.with_borrow_mut(|m| {
                 if let Some(c) = m.get(&lengths) {
-                    return Some(c.clone());
+                    return Some(c);
                 }
                 let table = Table::from_lengths(&lengths.0, &lengths.1).ok()?;
                 let c = Rc::new(RefCell::new(Codec::new(table)));
-                if m.len() >= CACHE_CAP {
-                    m.clear();
-                }
                 m.insert(lengths, c.clone());
                 Some(c)
             });
-            BY_BYTES.with_borrow_mut(|m| {
-                if m.len() >= CACHE_CAP {
-                    m.clear();
-                }
-                m.insert(key, c.clone());
-            });
+            BY_BYTES.with_borrow_mut(|m| m.insert(key, c.clone()));
             c
         }
     }?;
@@ -222,6 +242,31 @@ pub fn with_table<R>(
     });
     let mut c = codec.borrow_mut();
     Some(f(&mut c, rest))
+}
+
+/// One mutation in this many of an input with an arbitrary table may
+/// change the table's bytes; the others change only what follows them.
+pub const TABLE_MUTATE_EVERY: u32 = 32;
+
+/// The mutator of the targets that take their table from [`with_table`]:
+/// libFuzzer's own, but an input with an arbitrary table keeps its 316
+/// table bytes on all but one mutation in [`TABLE_MUTATE_EVERY`] (by the
+/// mutation's seed). Most of such an input's bytes are its table, so
+/// with libFuzzer's mutations alone a fifth of `decode_canned`'s runs
+/// built a new table (14,567 in 77,337 runs), and building one costs as
+/// much as a dozen decodes. `canned_roundtrip` keeps libFuzzer's mutator:
+/// its time is the encoder's, and it reached fewer edges with this one.
+pub fn mutate(data: &mut [u8], size: usize, max_size: usize, seed: u32) -> usize {
+    let head = 1 + TABLE_BYTES;
+    if size > head
+        && max_size > head
+        && data[0] >= ARBITRARY
+        && !seed.is_multiple_of(TABLE_MUTATE_EVERY)
+    {
+        head + libfuzzer_sys::fuzzer_mutate(&mut data[head..], size - head, max_size - head)
+    } else {
+        libfuzzer_sys::fuzzer_mutate(data, size, max_size)
+    }
 }
 
 /// FNV-1a of `data`: picks the deterministic subset of inputs that a

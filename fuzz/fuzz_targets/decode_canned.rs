@@ -4,7 +4,7 @@
 #![no_main]
 
 use cannery_codec::decode::inflate;
-use libfuzzer_sys::fuzz_target;
+use libfuzzer_sys::{fuzz_mutator, fuzz_target};
 
 #[path = "common.rs"]
 mod common;
@@ -30,4 +30,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(n <= limit);
         }
     });
+});
+
+fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    common::mutate(data, size, max_size, seed)
 });

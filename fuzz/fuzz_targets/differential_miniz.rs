@@ -8,7 +8,7 @@
 
 use cannery_codec::{Level, Outcome};
 use cannery_engines::backend::canned_to_deflate;
-use libfuzzer_sys::fuzz_target;
+use libfuzzer_sys::{fuzz_mutator, fuzz_target};
 
 #[path = "common.rs"]
 mod common;
@@ -34,4 +34,8 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(theirs, page);
         }
     });
+});
+
+fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    common::mutate(data, size, max_size, seed)
 });
