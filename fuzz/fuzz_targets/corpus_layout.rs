@@ -7,7 +7,7 @@
 //! entry (by its bytes) is read or becomes a page file; every refusal names
 //! the offending entry; the plan does not depend on the order the entries
 //! are listed in; without unreadable entries it equals a plain model of the
-//! rule written here. One input in 16 is also laid out in a tmpfs and
+//! rule written here. One input in 64 is also laid out in a tmpfs and
 //! opened with `Corpus::open`, which must agree.
 #![no_main]
 

@@ -120,18 +120,19 @@ struct Rule<'a, V> {
 impl<V: View> Rule<'_, V> {
     fn workloads(&mut self, root: &Path) -> Result<Vec<Workload>> {
         let mut workloads = Vec::new();
-        let loose = self.page_files(root)?;
+        // One listing of the root gives its page files and its directories.
+        let mut entries = self.sorted_entries(root)?;
+        let loose = self.page_files_of(&entries)?;
         if !loose.is_empty() {
             let name = root.file_name().map_or("corpus".into(), workload_name);
             workloads.push(Workload { name, files: loose });
         }
-        let mut dirs = self.sorted_entries(root)?;
-        dirs.retain(|p| self.view.kind(p) == Kind::Dir);
-        for d in dirs {
-            let files = match self.page_files(&d) {
+        entries.retain(|p| self.view.kind(p) == Kind::Dir);
+        for d in entries {
+            let files = match self.sorted_entries(&d).and_then(|e| self.page_files_of(&e)) {
                 Ok(f) => f,
                 // With skip_unreadable, a file that does not open is
-                // skipped inside page_files: the error is d's listing.
+                // skipped inside page_files_of: the error is d's listing.
                 Err(_) if self.skip_unreadable => {
                     self.plan.unreadable.push(d);
                     continue;
@@ -180,17 +181,20 @@ impl<V: View> Rule<'_, V> {
             }
             false
         });
-        entries.sort();
+        // Entries of one listing share their parent, so their bytes sort
+        // as their names do (as `Path`s, each comparison walks components).
+        entries.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
         Ok(entries)
     }
 
-    /// The page files of `dir`: `.pages` files and snapshots (by their
-    /// magic). A file named as one (`.pages`, `.cansnap`) that cannot be
-    /// opened is an error naming it, never a workload silently missing
-    /// (unless skip_unreadable).
-    fn page_files(&mut self, dir: &Path) -> Result<Vec<PathBuf>> {
+    /// The page files among a directory's `entries` (as
+    /// [`Rule::sorted_entries`] gives them): `.pages` files and snapshots
+    /// (by their magic). A file named as one (`.pages`, `.cansnap`) that
+    /// cannot be opened is an error naming it, never a workload silently
+    /// missing (unless skip_unreadable).
+    fn page_files_of(&mut self, entries: &[PathBuf]) -> Result<Vec<PathBuf>> {
         let mut files = Vec::new();
-        for p in self.sorted_entries(dir)? {
+        for p in entries.iter().cloned() {
             if self.view.kind(&p) != Kind::File {
                 continue;
             }
