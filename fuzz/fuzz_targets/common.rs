@@ -107,9 +107,9 @@ impl Codec {
 /// grown corpus ran 6,456 inputs per CPU-second with 256 entries, 12,237
 /// with 1024.
 const CACHE_CAP: usize = 1024;
-/// Codecs that keep their encoders (the newest built): with encoders in all
-/// 1024, `differential_miniz` passed `-rss_limit_mb=512`; with 256, 476 MB,
-/// with 64, 430 MB and as many runs.
+/// Arbitrary tables' codecs that keep their encoders (the last to build
+/// them): with encoders in all 1024, `differential_miniz` passed
+/// `-rss_limit_mb=512`; with 256, 476 MB, with 64, 430 MB and as many runs.
 const ENCODERS_KEPT: usize = 64;
 
 type Shared = Rc<RefCell<Codec>>;
@@ -152,6 +152,10 @@ thread_local! {
     static FIXED: RefCell<Vec<Option<Shared>>> = RefCell::new(vec![None; 2 * FIXED_TABLES]);
     /// By code lengths, so counts giving the same lengths share one codec.
     static BY_LENGTHS: RefCell<Cache<LengthsKey, Shared>> = RefCell::new(Cache::new());
+    /// The arbitrary tables' codecs that hold encoders, in the order they
+    /// built them (at most [`ENCODERS_KEPT`]: past that, the first loses
+    /// them).
+    static WITH_ENCODERS: RefCell<VecDeque<Shared>> = const { RefCell::new(VecDeque::new()) };
 }
 
 /// Runs `f` on the codec of [`table_from`]`(bytes, allow_uncoded)`, built
@@ -177,18 +181,30 @@ pub fn with_codec<R>(
                 let table = Table::from_lengths(&lengths.0, &lengths.1).ok()?;
                 let c = Rc::new(RefCell::new(Codec::new(table)));
                 m.insert(lengths, c.clone());
-                if let Some(k) = m.order.len().checked_sub(ENCODERS_KEPT + 1) {
-                    let older = m.get(&m.order[k]).expect("ordered keys are kept");
-                    older.borrow_mut().encoders = [None, None, None];
-                }
                 Some(c)
             });
             BY_BYTES.with_borrow_mut(|m| m.insert(key, c.clone()));
             c
         }
     }?;
-    let mut c = codec.borrow_mut();
-    Some(f(&mut c))
+    let r = f(&mut codec.borrow_mut());
+    if codec
+        .borrow()
+        .encoders
+        .iter()
+        .any(|e| matches!(e, Some(Some(_))))
+    {
+        WITH_ENCODERS.with_borrow_mut(|q| {
+            if !q.iter().any(|c| Rc::ptr_eq(c, &codec)) {
+                q.push_back(codec);
+                if q.len() > ENCODERS_KEPT {
+                    let oldest = q.pop_front().expect("more than kept");
+                    oldest.borrow_mut().encoders = [None, None, None];
+                }
+            }
+        });
+    }
+    Some(r)
 }
 
 /// A fixed table with every symbol coded and lengths 4..=15 (for targets
