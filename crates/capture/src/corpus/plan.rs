@@ -194,30 +194,30 @@ impl<V: View> Rule<'_, V> {
     /// missing (unless skip_unreadable).
     fn page_files_of(&mut self, entries: &[PathBuf]) -> Result<Vec<PathBuf>> {
         let mut files = Vec::new();
-        for p in entries.iter().cloned() {
-            if self.view.kind(&p) != Kind::File {
+        for p in entries {
+            if self.view.kind(p) != Kind::File {
                 continue;
             }
-            let named = is_raw_pages(&p)
+            let named = is_raw_pages(p)
                 || p.extension().and_then(|e| e.to_str()) == Some(crate::snapshot::EXTENSION);
             if named {
                 self.plan.read.push(p.clone());
-                if let Err(e) = self.view.open(&p) {
+                if let Err(e) = self.view.open(p) {
                     if self.skip_unreadable {
-                        self.plan.unreadable.push(p);
+                        self.plan.unreadable.push(p.clone());
                         continue;
                     }
-                    return Err(Error::io(&p, "cannot read", e));
+                    return Err(Error::io(p, "cannot read", e));
                 }
             }
-            let page_file = is_raw_pages(&p) || {
+            let page_file = is_raw_pages(p) || {
                 if !named {
                     self.plan.read.push(p.clone());
                 }
-                self.view.is_snapshot(&p)
+                self.view.is_snapshot(p)
             };
             if page_file {
-                files.push(p);
+                files.push(p.clone());
             }
         }
         Ok(files)
