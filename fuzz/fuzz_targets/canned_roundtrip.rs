@@ -24,12 +24,12 @@ fuzz_target!(|data: &[u8]| {
             Outcome::Incompressible => {}
             Outcome::Compressed(n) => {
                 let mut back = vec![0u8; 4096];
-                let m = c
-                    .decoder
+                let (t, d) = c.table_and_decoder();
+                let m = d
                     .decompress(&out[..n], &mut back)
                     .expect("own stream decodes");
                 assert_eq!(&back[..m], page);
-                let again = reencode_canned_with(&c.decoder, &c.table, &out[..n]).expect("decodes");
+                let again = reencode_canned_with(d, t, &out[..n]).expect("decodes");
                 assert_eq!(again, Ok(Reencode::Exact));
             }
         }

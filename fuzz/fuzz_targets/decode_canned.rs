@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         };
         let limit = 1 + (lim as usize * 16) % 4096;
-        let d = &c.decoder;
+        let d = c.decoder();
         let mut out = vec![0u8; limit];
         if let Ok(n) = d.decompress(stream, &mut out) {
             assert!(n <= limit);

@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     common::with_table(data, false, |c, rest| {
         // Arbitrary bytes as a canned stream.
         let mut ours = vec![0u8; 4096];
-        if let Ok(n) = c.decoder.decompress(rest, &mut ours) {
+        if let Ok(n) = c.decoder().decompress(rest, &mut ours) {
             let deflate = canned_to_deflate(&c.table, rest).expect("complete table");
             let theirs = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflate, 4096)
                 .expect("miniz_oxide accepts what ours accepts");

@@ -7,7 +7,7 @@
 
 use cannery_export::c_header::{kernel_header, Api, KernelOptions};
 use cannery_export::import::table_from_kernel_header;
-use libfuzzer_sys::fuzz_target;
+use libfuzzer_sys::{fuzz_mutator, fuzz_target};
 
 #[path = "common.rs"]
 mod common;
@@ -34,4 +34,8 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     });
+});
+
+fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    common::mutate(data, size, max_size, seed)
 });

@@ -8,7 +8,7 @@
 
 use cannery_codec::huffman::limited_code_lengths;
 use cannery_export::qpl::{parse_counts, table_from_counts, CountsError, QplExport, COUNTS_LEN};
-use libfuzzer_sys::fuzz_target;
+use libfuzzer_sys::{fuzz_mutator, fuzz_target};
 
 #[path = "common.rs"]
 mod common;
@@ -51,4 +51,8 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(limited_code_lengths(&d, 15), c.table.lengths().dist);
         }
     });
+});
+
+fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    common::mutate(data, size, max_size, seed)
 });

@@ -14,6 +14,7 @@ pub mod rules;
 pub mod serial;
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use crate::constants::{END_OF_BLOCK, MAX_CODE_LEN, NUM_DIST, NUM_DIST_4K, NUM_LITLEN};
 use crate::huffman::{canonical_codes, kraft_sum, reverse_bits};
@@ -144,7 +145,12 @@ pub struct Table {
     /// Codes bit-reversed for the LSB-first writer.
     litlen_rev: [u16; NUM_LITLEN],
     dist_rev: [u16; NUM_DIST],
-    header: BlockHeader,
+    /// Which header [`Table::header`] writes, on first use: the aligned
+    /// search costs about 80 µs a table, twenty times the rest of
+    /// building one, and decoding, encoding or importing a table never
+    /// reads its header.
+    form: HeaderForm,
+    header: OnceLock<BlockHeader>,
     /// True for the RFC 1951 fixed code: literal/length symbols 286 and 287
     /// (length 8) and distance symbols 30 and 31 (length 5) exist beyond the
     /// 316 stored lengths and shape the canonical codes.
@@ -227,7 +233,8 @@ impl Table {
             dist_codes: d_codes[..NUM_DIST].try_into().expect("30 codes"),
             litlen_rev: [0; NUM_LITLEN],
             dist_rev: [0; NUM_DIST],
-            header: BlockHeader::default(),
+            form,
+            header: OnceLock::new(),
             fixed_code,
             name: None,
             provenance: Provenance::default(),
@@ -238,7 +245,6 @@ impl Table {
         for s in 0..NUM_DIST {
             t.dist_rev[s] = reverse_bits(d_codes[s], dist[s]);
         }
-        t.header = header::write_header_as(&lengths, form);
         Ok(t)
     }
 
@@ -304,9 +310,10 @@ impl Table {
     /// The implied dynamic block header (BFINAL=1, BTYPE=2) for this table:
     /// a whole number of bytes unless no encoding of these lengths is (see
     /// [`BlockHeader::is_byte_aligned`]), or unless the table was built with
-    /// [`HeaderForm::Shortest`].
+    /// [`HeaderForm::Shortest`]. Written on the first call.
     pub fn header(&self) -> &BlockHeader {
-        &self.header
+        self.header
+            .get_or_init(|| header::write_header_as(&self.lengths, self.form))
     }
 
     /// Stable id: the first 8 bytes of SHA-256 over the 316 lengths, in hex.
@@ -402,6 +409,27 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_is_written_when_first_asked_for_and_in_the_form_built_with() {
+        let k = Table::kernel_2024();
+        let (ll, d) = (k.lengths().litlen, k.lengths().dist);
+        for form in [
+            HeaderForm::Aligned,
+            HeaderForm::Shortest,
+            HeaderForm::Fewest,
+        ] {
+            let t = Table::from_lengths_with_header(&ll, &d, form).unwrap();
+            assert!(t.header.get().is_none(), "built without its header");
+            let copy = t.clone();
+            assert_eq!(*t.header(), header::write_header_as(t.lengths(), form));
+            assert!(t.header.get().is_some() && copy.header.get().is_none());
+            assert_eq!(copy.header(), t.header());
+            if form == HeaderForm::Aligned {
+                assert!(t.header().is_byte_aligned());
+            }
+        }
+    }
 
     #[test]
     fn kernel_2024_codes_are_canonical_codes_of_its_lengths() {

@@ -101,7 +101,7 @@ impl Dp {
                     if cl[symbol as usize] == 0 {
                         continue;
                     }
-                    for run in min..=max {
+                    for run in min..max + 1 {
                         let item = ClItem {
                             symbol,
                             extra: (run - min) as u8,
@@ -231,12 +231,15 @@ pub(super) fn aligned_code(
         fewest[j] = fewest[j + 1] + used[s] as usize * window(s).0 as usize;
     }
     let outside = 17 + 3 * (last_pos + 1).max(4) + extra;
-    // Only two rows of costs are live: `from` (after j symbols) and `to`.
+    // Only two rows of costs are live: `from` (after j symbols) and `to`,
+    // with the cheapest of each Kraft sum's 8 residues beside `from`.
     let mut from = [INF; W];
     let mut to = [INF; W];
+    let mut from_min = [INF; CL_KRAFT + 1];
     // choice[j * W..][state] (zeroed in one allocation).
     let mut choice = vec![0u8; (syms.len() + 1) * W];
     from[idx(0, 0)] = 0;
+    from_min[0] = 0;
     for (j, &(_, s)) in syms.iter().enumerate() {
         let n = used[s] as u32;
         let (lo, hi) = window(s);
@@ -250,14 +253,18 @@ pub(super) fn aligned_code(
         // residue it came from are fixed (each length adds its own Kraft
         // share), so visiting lengths before residues finds the same first
         // best as residues before lengths.
-        for kraft in 0..=live {
+        // Exclusive ranges here and in `Dp::run`: an inclusive one tests a
+        // flag each step, one more comparison for a fuzzer to trace.
+        for kraft in 0..live + 1 {
+            // Most Kraft sums hold no state below the cap (five in six on
+            // trained tables): one comparison skips them.
+            if from_min[kraft] >= cap {
+                continue;
+            }
             let row: [u32; 8] = from[idx(kraft, 0)..idx(kraft + 1, 0)]
                 .try_into()
                 .expect("8 residues");
-            if row.iter().all(|&c| c >= cap) {
-                continue;
-            }
-            for len in lo..=hi {
+            for len in lo..hi + 1 {
                 let nk = kraft + (CL_KRAFT >> len);
                 if nk > CL_KRAFT {
                     continue;
@@ -277,17 +284,20 @@ pub(super) fn aligned_code(
             }
         }
         std::mem::swap(&mut from, &mut to);
+        for (m, row) in from_min.iter_mut().zip(from.chunks_exact(8)) {
+            *m = row.iter().fold(INF, |a, &c| a.min(c));
+        }
     }
     let fin = &from;
     // (total bits, hclen, Kraft sum of the used symbols, residue)
     let mut best: Option<(usize, usize, usize, usize)> = None;
-    for hclen in (last_pos + 1).max(4)..=NUM_CODE_LEN_SYMBOLS {
+    for hclen in (last_pos + 1).max(4)..NUM_CODE_LEN_SYMBOLS + 1 {
         let spare = CODE_LEN_ORDER[..hclen]
             .iter()
             .filter(|&&s| used[s] == 0)
             .count() as u32;
         let r = (8 - (17 + 3 * hclen + extra) % 8) % 8;
-        for kraft in 1..=CL_KRAFT {
+        for kraft in 1..CL_KRAFT + 1 {
             let c = fin[idx(kraft, r)];
             if c == INF || ((CL_KRAFT - kraft) as u32).count_ones() > spare {
                 continue;
