@@ -56,57 +56,46 @@ impl Dp {
             (n + 1) * 8
         ];
         cost[0] = 0;
-        let relax = |cost: &mut Vec<u32>,
-                     back: &mut Vec<(ClItem, u8)>,
-                     from: usize,
-                     r: usize,
-                     c: u32,
-                     item: ClItem| {
-            let bits = cl[item.symbol as usize] as u32 + extra_bits(item.symbol as usize);
-            let to = from + item.run();
-            let nr = (r + bits as usize) % 8;
-            let k = to * 8 + nr;
-            if c + bits < cost[k] {
-                cost[k] = c + bits;
-                back[k] = (item, r as u8);
-            }
-        };
+        // The items that can start at `i`, with their bits and runs: they
+        // do not depend on the residue, so they are listed once per
+        // position, not once per residue.
+        let mut items: Vec<(ClItem, u32, usize)> = Vec::with_capacity(1 + 4 + 8 + 128);
         for i in 0..n {
+            items.clear();
             let v = seq[i];
+            if cl[v as usize] != 0 {
+                let item = ClItem {
+                    symbol: v,
+                    extra: 0,
+                };
+                items.push((item, u32::from(cl[v as usize]), 1));
+            }
+            // Repeat codes: (symbol, shortest run, longest run here).
+            let zeros = if v == 0 { same[i] } else { 0 };
+            for (symbol, min, max) in [
+                (16u8, 3, prev_run[i].min(6)),
+                (17, 3, zeros.min(10)),
+                (18, 11, zeros.min(138)),
+            ] {
+                if cl[symbol as usize] == 0 {
+                    continue;
+                }
+                let bits = u32::from(cl[symbol as usize]) + extra_bits(symbol as usize);
+                for run in min..max + 1 {
+                    let extra = (run - min) as u8;
+                    items.push((ClItem { symbol, extra }, bits, run));
+                }
+            }
             for r in 0..8 {
                 let c = cost[i * 8 + r];
                 if c == INF {
                     continue;
                 }
-                if cl[v as usize] != 0 {
-                    relax(
-                        &mut cost,
-                        &mut back,
-                        i,
-                        r,
-                        c,
-                        ClItem {
-                            symbol: v,
-                            extra: 0,
-                        },
-                    );
-                }
-                // Repeat codes: (symbol, shortest run, longest run here).
-                let zeros = if v == 0 { same[i] } else { 0 };
-                for (symbol, min, max) in [
-                    (16u8, 3, prev_run[i].min(6)),
-                    (17, 3, zeros.min(10)),
-                    (18, 11, zeros.min(138)),
-                ] {
-                    if cl[symbol as usize] == 0 {
-                        continue;
-                    }
-                    for run in min..max + 1 {
-                        let item = ClItem {
-                            symbol,
-                            extra: (run - min) as u8,
-                        };
-                        relax(&mut cost, &mut back, i, r, c, item);
+                for &(item, bits, run) in &items {
+                    let k = (i + run) * 8 + (r + bits as usize) % 8;
+                    if c + bits < cost[k] {
+                        cost[k] = c + bits;
+                        back[k] = (item, r as u8);
                     }
                 }
             }
@@ -166,8 +155,9 @@ pub(super) const TREE_WINDOW: u8 = 1;
 /// used symbol within [`TREE_WINDOW`] of its Huffman length. Unused symbols
 /// cost nothing but can fill the rest of the Kraft sum: a remainder of `f`
 /// units of 2^-7 needs `popcount(f)` of them among the first HCLEN entries.
-pub(super) fn aligned_tree(items: &[ClItem]) -> Option<Encoding> {
-    let (hclen, cl_lengths) = aligned_code(&symbol_counts(items), usize::MAX)?;
+/// Searched under `bound` as [`aligned_code`] is (`usize::MAX`: none).
+pub(super) fn aligned_tree(items: &[ClItem], bound: usize) -> Option<Encoding> {
+    let (hclen, cl_lengths) = aligned_code(&symbol_counts(items), bound)?;
     Some(Encoding {
         hclen,
         cl_lengths,
@@ -261,9 +251,15 @@ pub(super) fn aligned_code(
             if from_min[kraft] >= cap {
                 continue;
             }
-            let row: [u32; 8] = from[idx(kraft, 0)..idx(kraft + 1, 0)]
-                .try_into()
-                .expect("8 residues");
+            // States at or above the cap are as good as unreachable.
+            let row: [u32; 8] = std::array::from_fn(|k| {
+                let c = from[idx(kraft, k)];
+                if c < cap {
+                    c
+                } else {
+                    INF
+                }
+            });
             for len in lo..hi + 1 {
                 let nk = kraft + (CL_KRAFT >> len);
                 if nk > CL_KRAFT {
@@ -274,10 +270,11 @@ pub(super) fn aligned_code(
                 let at = idx(nk, 0)..idx(nk + 1, 0);
                 let (dst, dch) = (&mut to[at.clone()], &mut ch[at]);
                 for k in 0..8 {
-                    // Residue k is reached from residue k - add (mod 8).
-                    let c = row[(k + 8 - shift) % 8];
-                    if c < cap && c + add < dst[k] {
-                        dst[k] = c + add;
+                    // Residue k is reached from residue k - add (mod 8);
+                    // an unreachable one stays at INF.
+                    let c = row[(k + 8 - shift) % 8].saturating_add(add);
+                    if c < dst[k] {
+                        dst[k] = c;
                         dch[k] = len;
                     }
                 }
@@ -349,7 +346,19 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
         code: Option<Option<(usize, [u8; NUM_CODE_LEN_SYMBOLS])>>,
     }
     let mut searched: Vec<Searched> = Vec::new();
-    let mut best = aligned_tree(&start.items);
+    // The greedy coding with HCLEN raised until its bits end on a byte is
+    // aligned: each entry adds 3 bits, and 3 is odd, so 0 to 7 more reach
+    // every residue. It is among the codes the first search tries (its
+    // code-length code is the Huffman code of its items), so that search
+    // finds the same best under its bits + 1, and skips what cannot beat
+    // them (the search without a bound was half of the time).
+    let pad = (8 - start.bits() % 8) % 8 * 3 % 8;
+    let first_bound = if start.hclen + pad <= NUM_CODE_LEN_SYMBOLS {
+        start.bits() + 3 * pad + 1
+    } else {
+        usize::MAX
+    };
+    let mut best = aligned_tree(&start.items, first_bound);
     // `best`'s bits (usize::MAX: none yet), kept beside it: a header's bits
     // walk all its items.
     let mut best_bits = best.as_ref().map_or(usize::MAX, Encoding::bits);
