@@ -7,6 +7,7 @@
 //! Not proven optimal overall; it writes no bits (the parent emits them).
 
 use super::*;
+use crate::constants::{NUM_DIST, NUM_LITLEN};
 
 pub(super) const INF: u32 = u32::MAX;
 
@@ -27,8 +28,10 @@ impl Dp {
         let n = seq.len();
         // Runs within the segment: equal lengths from i on, and lengths equal
         // to seq[i - 1] from i on (0 at a segment start).
-        let mut same = vec![0usize; n + 1];
-        let mut prev_run = vec![0usize; n + 1];
+        // (Arrays of the longest sequence, as in `aligned_code`.)
+        assert!(n <= NUM_LITLEN + NUM_DIST, "{n} lengths");
+        let mut same = [0usize; NUM_LITLEN + NUM_DIST + 1];
+        let mut prev_run = [0usize; NUM_LITLEN + NUM_DIST + 1];
         for i in (0..n).rev() {
             let seg_end = if i < hlit { hlit } else { n };
             same[i] = if i + 1 < seg_end && seq[i + 1] == seq[i] {
@@ -187,13 +190,18 @@ pub(super) fn aligned_code(
         .map(|s| used[s] as usize * extra_bits(s) as usize)
         .sum();
     let huffman = limited_code_lengths(used, MAX_CODE_LEN_CODE_LEN);
-    // Used symbols in CODE_LEN_ORDER, with their order positions.
-    let syms: Vec<(usize, usize)> = CODE_LEN_ORDER
-        .iter()
-        .enumerate()
-        .filter(|&(_, &s)| used[s] > 0)
-        .map(|(p, &s)| (p, s))
-        .collect();
+    // Used symbols in CODE_LEN_ORDER, with their order positions. Fixed
+    // arrays here, not vectors: the search runs a few times a table, and
+    // an allocation costs more than these loops under AddressSanitizer.
+    let mut order = [(0usize, 0usize); NUM_CODE_LEN_SYMBOLS];
+    let mut m = 0;
+    for (p, &s) in CODE_LEN_ORDER.iter().enumerate() {
+        if used[s] > 0 {
+            order[m] = (p, s);
+            m += 1;
+        }
+    }
+    let syms = &order[..m];
     let last_pos = syms.last()?.0;
     const W: usize = (CL_KRAFT + 1) * 8;
     let idx = |kraft: usize, r: usize| kraft * 8 + r;
@@ -208,14 +216,14 @@ pub(super) fn aligned_code(
     // the longest codes before it, and at most what leaves room for the
     // shortest codes of the symbols from j on (the rest are dead states,
     // skipping them changes no path that completes).
-    let mut reach = vec![0usize; syms.len() + 1];
-    let mut need = vec![0usize; syms.len() + 1];
+    let mut reach = [0usize; NUM_CODE_LEN_SYMBOLS + 1];
+    let mut need = [0usize; NUM_CODE_LEN_SYMBOLS + 1];
     for (j, &(_, s)) in syms.iter().enumerate() {
         reach[j + 1] = reach[j] + (CL_KRAFT >> window(s).0);
     }
     // Fewest bits the symbols from j on can add (each at its shortest), and
     // the fewest bits outside the body (the smallest HCLEN).
-    let mut fewest = vec![0usize; syms.len() + 1];
+    let mut fewest = [0usize; NUM_CODE_LEN_SYMBOLS + 1];
     for (j, &(_, s)) in syms.iter().enumerate().rev() {
         need[j] = need[j + 1] + (CL_KRAFT >> window(s).1);
         fewest[j] = fewest[j + 1] + used[s] as usize * window(s).0 as usize;
