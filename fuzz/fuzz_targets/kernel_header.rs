@@ -1,7 +1,7 @@
 //! The kernel-header import and its C scanner (`table_from_kernel_header`):
 //! arbitrary text never panics, and a refusal is an error that says what was
 //! wrong (a non-empty message). Write then read: the header we write for
-//! the table the first byte selects (`common::with_table`), in each API
+//! the table the first byte selects (`common::once_per_table`), in each API
 //! form, imports back to the same lengths (checked once per table).
 #![no_main]
 
@@ -21,16 +21,13 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => assert!(!e.to_string().is_empty()),
     }
     // Write then read, once per table (the first byte selects it,
-    // `common::with_table`): every API form.
-    common::with_table(data, true, |c, _| {
-        if std::mem::replace(&mut c.checked, true) {
-            return;
-        }
+    // `common::once_per_table`): every API form.
+    common::once_per_table(data, true, |table| {
         for api in Api::ALL {
-            if let Ok(h) = kernel_header(&c.table, &KernelOptions::new("canned").with_api(api)) {
+            if let Ok(h) = kernel_header(table, &KernelOptions::new("canned").with_api(api)) {
                 let back = table_from_kernel_header(&h)
                     .unwrap_or_else(|e| panic!("own {api} header imports: {e}\n{h}"));
-                assert_eq!(back.lengths(), c.table.lengths());
+                assert_eq!(back.lengths(), table.lengths());
             }
         }
     });

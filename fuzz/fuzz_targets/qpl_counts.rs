@@ -37,18 +37,15 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => panic!("unexpected error {e}"),
     }
     // Write then read, once per table (the first byte selects it,
-    // `common::with_table`).
-    common::with_table(data, false, |c, _| {
-        if std::mem::replace(&mut c.checked, true) {
-            return;
-        }
-        if let Ok(q) = QplExport::new(&c.table) {
+    // `common::once_per_table`).
+    common::once_per_table(data, false, |table| {
+        if let Ok(q) = QplExport::new(table) {
             let bytes = q.counts_bytes();
             let back = table_from_counts(&bytes).expect("own counts read");
-            assert_eq!(back.lengths(), c.table.lengths());
+            assert_eq!(back.lengths(), table.lengths());
             let (ll, d) = parse_counts(&bytes).expect("own counts parse");
-            assert_eq!(limited_code_lengths(&ll, 15), c.table.lengths().litlen);
-            assert_eq!(limited_code_lengths(&d, 15), c.table.lengths().dist);
+            assert_eq!(limited_code_lengths(&ll, 15), table.lengths().litlen);
+            assert_eq!(limited_code_lengths(&d, 15), table.lengths().dist);
         }
     });
 });
