@@ -11,6 +11,12 @@ use crate::constants::{NUM_DIST, NUM_LITLEN};
 
 pub(super) const INF: u32 = u32::MAX;
 
+/// States one position's items reach, from its own: a run is at most 138
+/// lengths and kept in a byte, so `run * 8 + residue` indexes a window of
+/// 256 positions × 8 residues without a bounds check (each one a
+/// comparison a fuzzer build traces, in the search's innermost loop).
+const WINDOW: usize = 256 * 8;
+
 /// For one code-length code: the fewest body bits (the run-length coded
 /// lengths, without BFINAL..the code-length code) in each residue mod 8, and
 /// how to get there. Segments are `[0, hlit)` and `[hlit, len)`: no item
@@ -47,7 +53,9 @@ impl Dp {
                 0
             };
         }
-        let mut cost = vec![INF; (n + 1) * 8];
+        // Padded by a window past the last state (see [`WINDOW`]).
+        let states = (n + 1) * 8;
+        let mut cost = vec![INF; states + WINDOW];
         let mut back = vec![
             (
                 ClItem {
@@ -56,13 +64,13 @@ impl Dp {
                 },
                 0u8
             );
-            (n + 1) * 8
+            states + WINDOW
         ];
         cost[0] = 0;
         // The items that can start at `i`, with their bits and runs: they
         // do not depend on the residue, so they are listed once per
         // position, not once per residue.
-        let mut items: Vec<(ClItem, u32, usize)> = Vec::with_capacity(1 + 4 + 8 + 128);
+        let mut items: Vec<(ClItem, u32, u8)> = Vec::with_capacity(1 + 4 + 8 + 128);
         for i in 0..n {
             items.clear();
             let v = seq[i];
@@ -86,23 +94,33 @@ impl Dp {
                 let bits = u32::from(cl[symbol as usize]) + extra_bits(symbol as usize);
                 for run in min..max + 1 {
                     let extra = (run - min) as u8;
-                    items.push((ClItem { symbol, extra }, bits, run));
+                    items.push((ClItem { symbol, extra }, bits, run as u8));
                 }
             }
+            // The states from `i` on, as a window an item's run (a byte)
+            // and residue index with no bounds check.
+            let cw: &mut [u32; WINDOW] = (&mut cost[i * 8..i * 8 + WINDOW])
+                .try_into()
+                .expect("padded");
+            let bw: &mut [(ClItem, u8); WINDOW] = (&mut back[i * 8..i * 8 + WINDOW])
+                .try_into()
+                .expect("padded");
             for r in 0..8 {
-                let c = cost[i * 8 + r];
+                let c = cw[r];
                 if c == INF {
                     continue;
                 }
                 for &(item, bits, run) in &items {
-                    let k = (i + run) * 8 + (r + bits as usize) % 8;
-                    if c + bits < cost[k] {
-                        cost[k] = c + bits;
-                        back[k] = (item, r as u8);
+                    let k = run as usize * 8 + (r + bits as usize) % 8;
+                    if c + bits < cw[k] {
+                        cw[k] = c + bits;
+                        bw[k] = (item, r as u8);
                     }
                 }
             }
         }
+        cost.truncate(states);
+        back.truncate(states);
         Dp { cost, back, n }
     }
 
