@@ -295,20 +295,23 @@ enum TableKey {
 }
 
 thread_local! {
-    /// The tables [`once_per_table`] has run on.
-    static ONCE: RefCell<HashSet<(TableKey, bool)>> = RefCell::new(HashSet::new());
+    /// The tables [`once_per_table`] has run on, with the uncoded flag and
+    /// the variant.
+    static ONCE: RefCell<HashSet<(TableKey, bool, u8)>> = RefCell::new(HashSet::new());
 }
 
 /// Runs `f` on the table the first byte of `data` selects (as
-/// [`with_table`]) the first time that table is met, for checks of the
-/// table alone, which give the same answer every time (`kernel_header`'s
-/// and `qpl_counts`' write-then-read). It remembers up to [`ONCE_CAP`]
+/// [`with_table`]) the first time that table is met with this `variant`
+/// (a choice the target takes from the input, such as which API form
+/// `kernel_header` writes), for checks of the table alone, which give the
+/// same answer every time (`kernel_header`'s and `qpl_counts`'
+/// write-then-read). It remembers up to [`ONCE_CAP`]
 /// tables by their selector, not in the codec cache: a grown
 /// `kernel_header` corpus held 4,155 inputs with arbitrary tables, and
 /// with the cache's 1024 it rebuilt and checked again most of the
 /// tables it met (5,042 runs per CPU-second over 60 s from that corpus,
 /// 11,816 without the check at all).
-pub fn once_per_table(data: &[u8], allow_uncoded: bool, f: impl FnOnce(&Table)) {
+pub fn once_per_table(data: &[u8], allow_uncoded: bool, variant: u8, f: impl FnOnce(&Table)) {
     let Some((&sel, rest)) = data.split_first() else {
         return;
     };
@@ -325,7 +328,7 @@ pub fn once_per_table(data: &[u8], allow_uncoded: bool, f: impl FnOnce(&Table)) 
         if seen.len() >= ONCE_CAP {
             seen.clear();
         }
-        seen.insert((key, uncoded))
+        seen.insert((key, uncoded, variant))
     });
     if new {
         with_table(data, allow_uncoded, |c, _| f(&c.table));

@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // Write then read, once per table (the first byte selects it,
     // `common::once_per_table`).
-    common::once_per_table(data, false, |table| {
+    common::once_per_table(data, false, 0, |table| {
         if let Ok(q) = QplExport::new(table) {
             let bytes = q.counts_bytes();
             let back = table_from_counts(&bytes).expect("own counts read");
