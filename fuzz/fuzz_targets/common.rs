@@ -258,22 +258,49 @@ fn fixed_table(i: usize, allow_uncoded: bool) -> Table {
     table_from(&bytes, allow_uncoded).expect("table_from gives a table for any 316 bytes")
 }
 
-/// Runs `f` on the codec the first byte of `data` selects (fixed or
-/// arbitrary, see [`ARBITRARY`]) and the bytes after the table's; with
-/// `allow_uncoded`, odd first bytes select tables that may leave symbols
-/// uncoded (the kernel's 2024 table is first byte 1). `None` when `data` is
-/// too short for its table.
+/// What the first byte of a target's input selects.
+enum Selection<'a> {
+    /// Fixed table `index` (of [`FIXED_TABLES`]).
+    Fixed(usize),
+    /// The arbitrary table of these 316 bytes ([`table_from`]).
+    Arbitrary(&'a [u8]),
+}
+
+/// The table the first byte of `data` selects (fixed, or from
+/// [`ARBITRARY`] up arbitrary), whether it may leave symbols uncoded
+/// (odd first bytes, with `allow_uncoded`), and the bytes after the
+/// table's. `None` when `data` is too short for its table.
+fn select(data: &[u8], allow_uncoded: bool) -> Option<(Selection<'_>, bool, &[u8])> {
+    let (&sel, rest) = data.split_first()?;
+    let uncoded = allow_uncoded && sel & 1 == 1;
+    if sel >= ARBITRARY {
+        if rest.len() < TABLE_BYTES {
+            return None;
+        }
+        let (table, after) = rest.split_at(TABLE_BYTES);
+        return Some((Selection::Arbitrary(table), uncoded, after));
+    }
+    Some((
+        Selection::Fixed((sel >> 1) as usize % FIXED_TABLES),
+        uncoded,
+        rest,
+    ))
+}
+
+/// Runs `f` on the codec the first byte of `data` selects ([`select`])
+/// and the bytes after the table's; the kernel's 2024 table is first
+/// byte 1 where uncoded symbols are allowed. `None` when `data` is too
+/// short for its table.
 pub fn with_table<R>(
     data: &[u8],
     allow_uncoded: bool,
     f: impl FnOnce(&mut Codec, &[u8]) -> R,
 ) -> Option<R> {
-    let (&sel, rest) = data.split_first()?;
-    let uncoded = allow_uncoded && sel & 1 == 1;
-    if sel >= ARBITRARY {
-        return with_codec(rest, uncoded, |c| f(c, &rest[TABLE_BYTES..]));
-    }
-    let i = (sel >> 1) as usize % FIXED_TABLES;
+    let (selection, uncoded, rest) = select(data, allow_uncoded)?;
+    let i = match selection {
+        Selection::Arbitrary(bytes) => return with_codec(bytes, uncoded, |c| f(c, rest)),
+        Selection::Fixed(i) => i,
+    };
     let codec = FIXED.with_borrow_mut(|v| {
         v[2 * i + usize::from(uncoded)]
             .get_or_insert_with(|| Rc::new(RefCell::new(Codec::new(fixed_table(i, uncoded)))))
@@ -283,11 +310,36 @@ pub fn with_table<R>(
     Some(f(&mut c, rest))
 }
 
+/// Keys a target has met, up to a cap; past it, the set starts over
+/// (what it has already checked, where a check gives the same answer
+/// every time).
+pub struct Seen<K> {
+    set: HashSet<K>,
+    cap: usize,
+}
+
+impl<K: std::hash::Hash + Eq> Seen<K> {
+    pub fn new(cap: usize) -> Self {
+        Seen {
+            set: HashSet::new(),
+            cap,
+        }
+    }
+
+    /// True the first time `k` is met since the set last started over.
+    pub fn first_time(&mut self, k: K) -> bool {
+        if self.set.len() >= self.cap {
+            self.set.clear();
+        }
+        self.set.insert(k)
+    }
+}
+
 /// Tables [`once_per_table`] remembers; past this, it starts over.
 const ONCE_CAP: usize = 1 << 16;
 
-/// A table as [`with_table`] selects it: fixed `index`, or the arbitrary
-/// table of these bytes; with the uncoded flag.
+/// A table as [`select`] selects it, owned: fixed `index`, or the
+/// arbitrary table of these bytes.
 #[derive(Hash, PartialEq, Eq)]
 enum TableKey {
     Fixed(usize),
@@ -297,7 +349,7 @@ enum TableKey {
 thread_local! {
     /// The tables [`once_per_table`] has run on, with the uncoded flag and
     /// the variant.
-    static ONCE: RefCell<HashSet<(TableKey, bool, u8)>> = RefCell::new(HashSet::new());
+    static ONCE: RefCell<Seen<(TableKey, bool, u8)>> = RefCell::new(Seen::new(ONCE_CAP));
 }
 
 /// Runs `f` on the table the first byte of `data` selects (as
@@ -312,25 +364,14 @@ thread_local! {
 /// tables it met (5,042 runs per CPU-second over 60 s from that corpus,
 /// 11,816 without the check at all).
 pub fn once_per_table(data: &[u8], allow_uncoded: bool, variant: u8, f: impl FnOnce(&Table)) {
-    let Some((&sel, rest)) = data.split_first() else {
+    let Some((selection, uncoded, _)) = select(data, allow_uncoded) else {
         return;
     };
-    let uncoded = allow_uncoded && sel & 1 == 1;
-    let key = if sel >= ARBITRARY {
-        if rest.len() < TABLE_BYTES {
-            return;
-        }
-        TableKey::Arbitrary(rest[..TABLE_BYTES].to_vec())
-    } else {
-        TableKey::Fixed((sel >> 1) as usize % FIXED_TABLES)
+    let key = match selection {
+        Selection::Fixed(i) => TableKey::Fixed(i),
+        Selection::Arbitrary(bytes) => TableKey::Arbitrary(bytes.to_vec()),
     };
-    let new = ONCE.with_borrow_mut(|seen| {
-        if seen.len() >= ONCE_CAP {
-            seen.clear();
-        }
-        seen.insert((key, uncoded, variant))
-    });
-    if new {
+    if ONCE.with_borrow_mut(|seen| seen.first_time((key, uncoded, variant))) {
         with_table(data, allow_uncoded, |c, _| f(&c.table));
     }
 }

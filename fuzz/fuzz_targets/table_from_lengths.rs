@@ -1,6 +1,7 @@
 //! Table validation from raw code lengths: `Table::from_lengths` either
 //! refuses for a true reason or returns a table whose codes are prefix-free
-//! and canonical, whose header reads back to the same lengths, and whose IAA verdict agrees with its violations list.
+//! and canonical, whose header reads back to the same lengths, and whose
+//! IAA verdict agrees with its violations list.
 #![no_main]
 
 use cannery_codec::decode::read_block_header;
@@ -9,7 +10,9 @@ use cannery_codec::table::Alphabet;
 use cannery_codec::{Table, TableError};
 use libfuzzer_sys::fuzz_target;
 use std::cell::RefCell;
-use std::collections::HashSet;
+
+#[path = "common.rs"]
+mod common;
 
 /// Length sets remembered; past this, the set starts over.
 const SEEN_CAP: usize = 1 << 16;
@@ -18,7 +21,7 @@ thread_local! {
     /// Length sets already checked: the checks depend on the lengths
     /// alone, and most mutations change bytes past the 316th or give the
     /// same lengths mod 16, so they would check the same table again.
-    static SEEN: RefCell<HashSet<Vec<u8>>> = RefCell::new(HashSet::new());
+    static SEEN: RefCell<common::Seen<Vec<u8>>> = RefCell::new(common::Seen::new(SEEN_CAP));
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -30,13 +33,7 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .map(|&b| if b >= 0xf0 { b } else { b % 16 })
         .collect();
-    let new = SEEN.with_borrow_mut(|seen| {
-        if seen.len() >= SEEN_CAP {
-            seen.clear();
-        }
-        seen.insert(lens.clone())
-    });
-    if !new {
+    if !SEEN.with_borrow_mut(|seen| seen.first_time(lens.clone())) {
         return;
     }
     let (ll, d) = lens.split_at(286);
