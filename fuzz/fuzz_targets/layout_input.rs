@@ -15,8 +15,8 @@
 //! [`MAX_ENTRIES`] entries; a path met again is dropped.
 #![allow(dead_code)] // the target and the seeds each use part of it
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 use cannery_capture::corpus::{Entry, Tree};
@@ -58,41 +58,50 @@ pub struct Input {
     pub tree: Tree,
 }
 
-/// A name from its decoration and bytes: never empty, `.` or `..`, and
-/// without `/` or NUL.
-fn name(decoration: u8, stem: &[u8]) -> Vec<u8> {
+/// The path of an entry in `parent` ("" for the root) named from its
+/// decoration and bytes, made in one allocation: the name is never empty,
+/// `.` or `..`, and holds no `/` or NUL.
+fn path_of(parent: &Path, decoration: u8, stem: &[u8]) -> PathBuf {
     let (pre, suf) = DECORATIONS[decoration as usize % DECORATIONS.len()];
-    let mut n: Vec<u8> = pre.as_bytes().to_vec();
-    n.extend(
+    let parent = parent.as_os_str().as_bytes();
+    let mut b = Vec::with_capacity(parent.len() + pre.len() + stem.len() + suf.len() + 2);
+    if !parent.is_empty() {
+        b.extend_from_slice(parent);
+        b.push(b'/');
+    }
+    let start = b.len();
+    b.extend_from_slice(pre.as_bytes());
+    b.extend(
         stem.iter()
             .map(|&b| if b == b'/' || b == 0 { b'_' } else { b }),
     );
-    n.extend_from_slice(suf.as_bytes());
-    if n.is_empty() {
-        n.push(b'w');
+    b.extend_from_slice(suf.as_bytes());
+    if b.len() == start {
+        b.push(b'w');
     }
-    if n == b"." || n == b".." {
-        n.push(b'_');
+    if b[start..] == *b"." || b[start..] == *b".." {
+        b.push(b'_');
     }
-    n
+    PathBuf::from(OsString::from_vec(b))
 }
 
 /// The input `data` describes; `None` when it is empty.
 pub fn decode(data: &[u8]) -> Option<Input> {
     let (&ctl, mut rest) = data.split_first()?;
-    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut dirs: Vec<usize> = Vec::new();
     let mut entries: Vec<(PathBuf, Entry)> = Vec::new();
     while rest.len() >= 4 && entries.len() < MAX_ENTRIES {
         let (p, k, dec) = (rest[0], rest[1], rest[2]);
         let len = (rest[3] as usize % (MAX_NAME + 1)).min(rest.len() - 4);
         let stem = &rest[4..4 + len];
         rest = &rest[4 + len..];
+        // Directories by their index in `entries`.
         let parent = match p {
-            0 => PathBuf::new(),
-            _ if dirs.is_empty() => PathBuf::new(),
-            _ => dirs[(p as usize - 1) % dirs.len()].clone(),
+            0 => Path::new(""),
+            _ if dirs.is_empty() => Path::new(""),
+            _ => entries[dirs[(p as usize - 1) % dirs.len()]].0.as_path(),
         };
-        let path = parent.join(OsStr::from_bytes(&name(dec, stem)));
+        let path = path_of(parent, dec, stem);
         // Names hold no `/` and are never `.`: equal paths are equal bytes
         // (comparing `Path`s walks their components, a tenth of the time).
         if entries
@@ -111,7 +120,7 @@ pub fn decode(data: &[u8]) -> Option<Input> {
             _ => Entry::Other,
         };
         if matches!(entry, Entry::Dir { .. }) {
-            dirs.push(path.clone());
+            dirs.push(entries.len());
         }
         entries.push((path, entry));
     }

@@ -12,7 +12,6 @@
 use super::layout::{is_skipped_name, workload_name, Workload};
 use super::reader::is_raw_pages;
 use crate::error::{Error, ErrorKind, Result};
-use std::collections::HashMap;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -121,16 +120,16 @@ impl<V: View> Rule<'_, V> {
     fn workloads(&mut self, root: &Path) -> Result<Vec<Workload>> {
         let mut workloads = Vec::new();
         // One listing of the root gives its page files and its directories.
-        let mut entries = self.sorted_entries(root)?;
-        let loose = self.page_files_of(&entries)?;
+        let entries = self.sorted_entries(root)?;
+        let (loose, mut others) = self.page_files_of(entries)?;
         if !loose.is_empty() {
             let name = root.file_name().map_or("corpus".into(), workload_name);
             workloads.push(Workload { name, files: loose });
         }
-        entries.retain(|p| self.view.kind(p) == Kind::Dir);
-        for d in entries {
-            let files = match self.sorted_entries(&d).and_then(|e| self.page_files_of(&e)) {
-                Ok(f) => f,
+        others.retain(|p| self.view.kind(p) == Kind::Dir);
+        for d in others {
+            let files = match self.sorted_entries(&d).and_then(|e| self.page_files_of(e)) {
+                Ok((f, _)) => f,
                 // With skip_unreadable, a file that does not open is
                 // skipped inside page_files_of: the error is d's listing.
                 Err(_) if self.skip_unreadable => {
@@ -171,16 +170,20 @@ impl<V: View> Rule<'_, V> {
     /// The entries of `dir`, sorted, without those [`is_skipped_name`]
     /// skips (the regular files among them noted in the plan).
     fn sorted_entries(&mut self, dir: &Path) -> Result<Vec<PathBuf>> {
-        let mut entries = (self.view.list(dir)).map_err(|e| Error::io(dir, "cannot list", e))?;
-        entries.retain(|p| {
-            if !is_skipped_name(p) {
-                return true;
+        let listed = (self.view.list(dir)).map_err(|e| Error::io(dir, "cannot list", e))?;
+        let mut entries = Vec::with_capacity(listed.len());
+        for p in listed {
+            if !is_skipped_name(&p) {
+                entries.push(p);
+                continue;
             }
-            if self.view.kind(p) == Kind::File && !self.plan.skipped.contains(p) {
-                self.plan.skipped.push(p.clone());
+            // Paths of listings are joined from names: equal as paths is
+            // equal as bytes (a `Path` comparison walks components).
+            let seen = (self.plan.skipped.iter()).any(|q| q.as_os_str() == p.as_os_str());
+            if self.view.kind(&p) == Kind::File && !seen {
+                self.plan.skipped.push(p);
             }
-            false
-        });
+        }
         // Entries of one listing share their parent, so their bytes sort
         // as their names do (as `Path`s, each comparison walks components).
         entries.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
@@ -189,38 +192,42 @@ impl<V: View> Rule<'_, V> {
 
     /// The page files among a directory's `entries` (as
     /// [`Rule::sorted_entries`] gives them): `.pages` files and snapshots
-    /// (by their magic). A file named as one (`.pages`, `.cansnap`) that
-    /// cannot be opened is an error naming it, never a workload silently
-    /// missing (unless skip_unreadable).
-    fn page_files_of(&mut self, entries: &[PathBuf]) -> Result<Vec<PathBuf>> {
-        let mut files = Vec::new();
+    /// (by their magic); and the entries that are not regular files. A file
+    /// named as one (`.pages`, `.cansnap`) that cannot be opened is an
+    /// error naming it, never a workload silently missing (unless
+    /// skip_unreadable).
+    fn page_files_of(&mut self, entries: Vec<PathBuf>) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+        let mut files = Vec::with_capacity(entries.len());
+        let mut others = Vec::new();
         for p in entries {
-            if self.view.kind(p) != Kind::File {
+            if self.view.kind(&p) != Kind::File {
+                others.push(p);
                 continue;
             }
-            let named = is_raw_pages(p)
-                || p.extension().and_then(|e| e.to_str()) == Some(crate::snapshot::EXTENSION);
+            let raw = is_raw_pages(&p);
+            let named =
+                raw || p.extension().and_then(|e| e.to_str()) == Some(crate::snapshot::EXTENSION);
             if named {
                 self.plan.read.push(p.clone());
-                if let Err(e) = self.view.open(p) {
+                if let Err(e) = self.view.open(&p) {
                     if self.skip_unreadable {
-                        self.plan.unreadable.push(p.clone());
+                        self.plan.unreadable.push(p);
                         continue;
                     }
-                    return Err(Error::io(p, "cannot read", e));
+                    return Err(Error::io(&p, "cannot read", e));
                 }
             }
-            let page_file = is_raw_pages(p) || {
+            let page_file = raw || {
                 if !named {
                     self.plan.read.push(p.clone());
                 }
-                self.view.is_snapshot(p)
+                self.view.is_snapshot(&p)
             };
             if page_file {
-                files.push(p.clone());
+                files.push(p);
             }
         }
-        Ok(files)
+        Ok((files, others))
     }
 }
 
@@ -275,49 +282,98 @@ impl Tree {
     /// file system is touched), with `skip_unreadable` as
     /// [`super::set_skip_unreadable`] sets it.
     pub fn plan(&self, root: &Path, skip_unreadable: bool) -> Plan {
+        fn bytes(p: &Path) -> &[u8] {
+            p.as_os_str().as_bytes()
+        }
+        // Each path's first entry: sorted stably by path, the first of each
+        // run of equal paths is the first listed.
+        let mut by_path: Vec<(&[u8], usize)> = (self.entries.iter().enumerate())
+            .map(|(i, (p, _))| (bytes(p), i))
+            .collect();
+        by_path.sort_by(|a, b| key(a.0).cmp(&key(b.0)));
+        by_path.dedup_by(|later, first| later.0 == first.0);
+        let mut first = vec![false; self.entries.len()];
+        for &(_, i) in &by_path {
+            first[i] = true;
+        }
+        // Each directory's children, in listing order (the sort is stable).
+        let mut children: Vec<(&[u8], &Path)> = Vec::with_capacity(by_path.len());
+        for ((p, _), _) in self.entries.iter().zip(&first).filter(|(_, &f)| f) {
+            if let (Some(parent), Some(_)) = (p.parent(), p.file_name()) {
+                children.push((bytes(parent), p));
+            }
+        }
+        children.sort_by(|a, b| key(a.0).cmp(&key(b.0)));
+        let by_path = by_path
+            .into_iter()
+            .map(|(p, i)| (p, self.entries[i].1))
+            .collect();
         let mut view = TreeView {
             root,
             root_lists: self.root_lists,
-            by_path: HashMap::new(),
-            children: HashMap::new(),
+            by_path,
+            children,
         };
-        for (p, e) in &self.entries {
-            let key = p.as_os_str().as_bytes();
-            if view.by_path.contains_key(key) {
-                continue;
-            }
-            view.by_path.insert(key, *e);
-            if let (Some(parent), Some(_)) = (p.parent(), p.file_name()) {
-                let parent = parent.as_os_str().as_bytes();
-                view.children.entry(parent).or_default().push(p);
-            }
-        }
         plan_dir(&mut view, root, skip_unreadable)
     }
 }
 
+/// The order of [`TreeView`]'s indexes: by length, then bytes (most
+/// comparisons end at the lengths, before a `memcmp`, which the fuzzer
+/// intercepts and traces).
+fn key(path: &[u8]) -> (usize, &[u8]) {
+    (path.len(), path)
+}
+
 /// A [`Tree`] as a [`View`], at `root`, indexed by the bytes of relative
-/// paths.
+/// paths in vectors sorted by [`key`] (no hashing, few allocations: the
+/// fuzz target plans two trees an input).
 struct TreeView<'a> {
     root: &'a Path,
     root_lists: bool,
-    /// Each entry (the first of its path).
-    by_path: HashMap<&'a [u8], Entry>,
-    /// The paths in each directory, in listing order.
-    children: HashMap<&'a [u8], Vec<&'a Path>>,
+    /// Each path's entry (the first of its path), sorted by [`key`].
+    by_path: Vec<(&'a [u8], Entry)>,
+    /// (parent, path) of each entry, sorted by the parent's [`key`], each
+    /// parent's paths in listing order.
+    children: Vec<(&'a [u8], &'a Path)>,
 }
 
 impl TreeView<'_> {
+    /// The bytes of `path` relative to the root. `path` is the root or was
+    /// made from it by [`Path::join`] (as [`View::list`] makes them): the
+    /// root's bytes, a separator unless the root is empty or ends in one,
+    /// then the relative path's. `None` for other paths.
+    fn relative<'p>(&self, path: &'p Path) -> Option<&'p [u8]> {
+        let root = self.root.as_os_str().as_bytes();
+        let rest = path.as_os_str().as_bytes().strip_prefix(root)?;
+        if rest.is_empty() || root.is_empty() || root.ends_with(b"/") {
+            return Some(rest);
+        }
+        rest.strip_prefix(b"/")
+    }
+
     /// The entry at `path` (the root is a directory), `None` when missing.
     fn entry(&self, path: &Path) -> Option<Entry> {
-        let rel = path.strip_prefix(self.root).ok()?.as_os_str().as_bytes();
+        let rel = self.relative(path)?;
         if rel.is_empty() {
             return Some(Entry::Dir {
                 lists: self.root_lists,
             });
         }
-        self.by_path.get(rel).copied()
+        let i = (self.by_path)
+            .binary_search_by(|e| key(e.0).cmp(&key(rel)))
+            .ok()?;
+        Some(self.by_path[i].1)
     }
+}
+
+/// `root.join(path)` in one allocation (`join` copies `root`, then grows
+/// the copy: two, which ASan makes costly in the fuzz target).
+fn join(root: &Path, path: &Path) -> PathBuf {
+    let mut p = PathBuf::with_capacity(root.as_os_str().len() + 1 + path.as_os_str().len());
+    p.push(root);
+    p.push(path);
+    p
 }
 
 fn os_error(code: i32) -> io::Error {
@@ -332,11 +388,13 @@ impl View for TreeView<'_> {
             Some(Entry::File { .. }) => return Err(os_error(libc::ENOTDIR)),
             Some(Entry::Other) | None => return Err(os_error(libc::ENOENT)),
         }
-        let rel = dir.strip_prefix(self.root).unwrap_or(dir);
-        let children = self.children.get(rel.as_os_str().as_bytes());
-        Ok(children.map_or(Vec::new(), |c| {
-            c.iter().map(|p| self.root.join(p)).collect()
-        }))
+        let rel = self.relative(dir).unwrap_or_default();
+        let from = self.children.partition_point(|c| key(c.0) < key(rel));
+        let to = from + self.children[from..].partition_point(|c| c.0 == rel);
+        Ok(self.children[from..to]
+            .iter()
+            .map(|c| join(self.root, c.1))
+            .collect())
     }
 
     fn kind(&mut self, path: &Path) -> Kind {
