@@ -88,8 +88,8 @@ fn path_of(parent: &Path, decoration: u8, stem: &[u8]) -> PathBuf {
 /// The input `data` describes; `None` when it is empty.
 pub fn decode(data: &[u8]) -> Option<Input> {
     let (&ctl, mut rest) = data.split_first()?;
-    let mut dirs: Vec<usize> = Vec::new();
-    let mut entries: Vec<(PathBuf, Entry)> = Vec::new();
+    let mut dirs: Vec<usize> = Vec::with_capacity(MAX_ENTRIES);
+    let mut entries: Vec<(PathBuf, Entry)> = Vec::with_capacity(MAX_ENTRIES);
     while rest.len() >= 4 && entries.len() < MAX_ENTRIES {
         let (p, k, dec) = (rest[0], rest[1], rest[2]);
         let len = (rest[3] as usize % (MAX_NAME + 1)).min(rest.len() - 4);

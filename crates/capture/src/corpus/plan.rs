@@ -199,6 +199,7 @@ impl<V: View> Rule<'_, V> {
     fn page_files_of(&mut self, entries: Vec<PathBuf>) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
         let mut files = Vec::with_capacity(entries.len());
         let mut others = Vec::new();
+        self.plan.read.reserve(entries.len());
         for p in entries {
             if self.view.kind(&p) != Kind::File {
                 others.push(p);
@@ -292,25 +293,19 @@ impl Tree {
             .collect();
         by_path.sort_by(|a, b| key(a.0).cmp(&key(b.0)));
         by_path.dedup_by(|later, first| later.0 == first.0);
-        let mut first = vec![false; self.entries.len()];
+        // Each directory's children (first entries only), in listing order.
+        let mut children: Vec<(&[u8], usize)> = Vec::with_capacity(by_path.len());
         for &(_, i) in &by_path {
-            first[i] = true;
-        }
-        // Each directory's children, in listing order (the sort is stable).
-        let mut children: Vec<(&[u8], &Path)> = Vec::with_capacity(by_path.len());
-        for ((p, _), _) in self.entries.iter().zip(&first).filter(|(_, &f)| f) {
+            let p = &self.entries[i].0;
             if let (Some(parent), Some(_)) = (p.parent(), p.file_name()) {
-                children.push((bytes(parent), p));
+                children.push((bytes(parent), i));
             }
         }
-        children.sort_by(|a, b| key(a.0).cmp(&key(b.0)));
-        let by_path = by_path
-            .into_iter()
-            .map(|(p, i)| (p, self.entries[i].1))
-            .collect();
+        children.sort_unstable_by(|a, b| (key(a.0), a.1).cmp(&(key(b.0), b.1)));
         let mut view = TreeView {
             root,
             root_lists: self.root_lists,
+            entries: &self.entries,
             by_path,
             children,
         };
@@ -331,11 +326,13 @@ fn key(path: &[u8]) -> (usize, &[u8]) {
 struct TreeView<'a> {
     root: &'a Path,
     root_lists: bool,
-    /// Each path's entry (the first of its path), sorted by [`key`].
-    by_path: Vec<(&'a [u8], Entry)>,
-    /// (parent, path) of each entry, sorted by the parent's [`key`], each
-    /// parent's paths in listing order.
-    children: Vec<(&'a [u8], &'a Path)>,
+    /// The tree's entries.
+    entries: &'a [(PathBuf, Entry)],
+    /// Each path and the index of its first entry, sorted by [`key`].
+    by_path: Vec<(&'a [u8], usize)>,
+    /// Each first entry's parent and index, sorted by the parent's [`key`],
+    /// then the index (a parent's children in listing order).
+    children: Vec<(&'a [u8], usize)>,
 }
 
 impl TreeView<'_> {
@@ -363,7 +360,7 @@ impl TreeView<'_> {
         let i = (self.by_path)
             .binary_search_by(|e| key(e.0).cmp(&key(rel)))
             .ok()?;
-        Some(self.by_path[i].1)
+        Some(self.entries[self.by_path[i].1].1)
     }
 }
 
@@ -393,7 +390,7 @@ impl View for TreeView<'_> {
         let to = from + self.children[from..].partition_point(|c| c.0 == rel);
         Ok(self.children[from..to]
             .iter()
-            .map(|c| join(self.root, c.1))
+            .map(|c| join(self.root, &self.entries[c.1].0))
             .collect())
     }
 
