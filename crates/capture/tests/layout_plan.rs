@@ -273,3 +273,33 @@ fn hidden_and_partial_entries_are_never_read() {
         "{e}"
     );
 }
+
+#[test]
+fn the_first_entry_of_a_path_counts_at_any_root() {
+    let t = tree(&[
+        ("a.pages", file(true)),
+        // Met again: the first entry counts (this one would refuse).
+        ("a.pages", file(false)),
+        ("w", Entry::Dir { lists: true }),
+        ("w", Entry::Other),
+        ("w/b.pages", file(true)),
+        ("w/b.pages", Entry::Dir { lists: false }),
+    ]);
+    for (root, name) in [
+        ("/c/fleet", "fleet"),
+        ("/c/fleet/", "fleet"),
+        ("", "corpus"),
+    ] {
+        let root = Path::new(root);
+        let plan = t.plan(root, false);
+        let got: Vec<(String, Vec<PathBuf>)> = (plan.workloads.unwrap().into_iter())
+            .map(|w| (w.name, w.files))
+            .collect();
+        let want = vec![
+            (name.to_string(), vec![root.join("a.pages")]),
+            ("w".to_string(), vec![root.join("w/b.pages")]),
+        ];
+        assert_eq!(got, want, "root {}", root.display());
+        assert_eq!(plan.read, [root.join("a.pages"), root.join("w/b.pages")]);
+    }
+}
