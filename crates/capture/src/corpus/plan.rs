@@ -351,7 +351,11 @@ impl TreeView<'_> {
 
     /// The entry at `path` (the root is a directory), `None` when missing.
     fn entry(&self, path: &Path) -> Option<Entry> {
-        let rel = self.relative(path)?;
+        self.entry_at(self.relative(path)?)
+    }
+
+    /// The entry at the relative path `rel` ("" is the root).
+    fn entry_at(&self, rel: &[u8]) -> Option<Entry> {
         if rel.is_empty() {
             return Some(Entry::Dir {
                 lists: self.root_lists,
@@ -379,13 +383,15 @@ fn os_error(code: i32) -> io::Error {
 
 impl View for TreeView<'_> {
     fn list(&mut self, dir: &Path) -> io::Result<Vec<PathBuf>> {
-        match self.entry(dir) {
+        let Some(rel) = self.relative(dir) else {
+            return Err(os_error(libc::ENOENT));
+        };
+        match self.entry_at(rel) {
             Some(Entry::Dir { lists: true }) => {}
             Some(Entry::Dir { lists: false }) => return Err(os_error(libc::EACCES)),
             Some(Entry::File { .. }) => return Err(os_error(libc::ENOTDIR)),
             Some(Entry::Other) | None => return Err(os_error(libc::ENOENT)),
         }
-        let rel = self.relative(dir).unwrap_or_default();
         let from = self.children.partition_point(|c| key(c.0) < key(rel));
         let to = from + self.children[from..].partition_point(|c| c.0 == rel);
         Ok(self.children[from..to]
