@@ -100,14 +100,7 @@ fn model(tree: &Tree, root: &Path) -> Summary {
         children(dir)
             .into_iter()
             .filter(|&(p, e)| is_page_file(p, e))
-            .map(|(p, _)| {
-                // `root.join(p)` in one allocation, not two.
-                let mut f =
-                    PathBuf::with_capacity(root.as_os_str().len() + 1 + p.as_os_str().len());
-                f.push(root);
-                f.push(p);
-                f
-            })
+            .map(|(p, _)| root.join(p))
             .collect()
     };
     let mut out: Vec<(String, Vec<PathBuf>)> = Vec::new();
