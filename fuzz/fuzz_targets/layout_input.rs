@@ -23,6 +23,8 @@ use cannery_capture::corpus::{Entry, Tree};
 
 /// Entries read from one input at most.
 pub const MAX_ENTRIES: usize = 32;
+// A directory's index fits a byte.
+const _: () = assert!(MAX_ENTRIES <= 256);
 /// Bytes of a name taken from the input at most.
 pub const MAX_NAME: usize = 32;
 /// What a decoration byte (mod 8) puts before and after a name: the forms
@@ -58,13 +60,15 @@ pub struct Input {
     pub tree: Tree,
 }
 
-/// The path of an entry in `parent` ("" for the root) named from its
-/// decoration and bytes, made in one allocation: the name is never empty,
-/// `.` or `..`, and holds no `/` or NUL.
-fn path_of(parent: &Path, decoration: u8, stem: &[u8]) -> PathBuf {
+/// Writes into `out` (emptied first) the path of an entry in `parent` (""
+/// for the root) named from its decoration and bytes: the name is never
+/// empty, `.` or `..`, and holds no `/` or NUL.
+fn path_of(out: &mut PathBuf, parent: &Path, decoration: u8, stem: &[u8]) {
     let (pre, suf) = DECORATIONS[decoration as usize % DECORATIONS.len()];
     let parent = parent.as_os_str().as_bytes();
-    let mut b = Vec::with_capacity(parent.len() + pre.len() + stem.len() + suf.len() + 2);
+    let mut b = std::mem::take(out).into_os_string().into_vec();
+    b.clear();
+    b.reserve(parent.len() + pre.len() + stem.len() + suf.len() + 2);
     if !parent.is_empty() {
         b.extend_from_slice(parent);
         b.push(b'/');
@@ -82,32 +86,63 @@ fn path_of(parent: &Path, decoration: u8, stem: &[u8]) -> PathBuf {
     if b[start..] == *b"." || b[start..] == *b".." {
         b.push(b'_');
     }
-    PathBuf::from(OsString::from_vec(b))
+    *out = PathBuf::from(OsString::from_vec(b));
 }
 
 /// The input `data` describes; `None` when it is empty.
 pub fn decode(data: &[u8]) -> Option<Input> {
-    let (&ctl, mut rest) = data.split_first()?;
-    let mut dirs: Vec<usize> = Vec::with_capacity(MAX_ENTRIES);
-    let mut entries: Vec<(PathBuf, Entry)> = Vec::with_capacity(MAX_ENTRIES);
+    let mut input = Input::default();
+    decode_into(data, &mut input, &mut Vec::new()).then_some(input)
+}
+
+impl Default for Input {
+    fn default() -> Input {
+        Input {
+            root: PathBuf::new(),
+            skip_unreadable: false,
+            materialize: false,
+            tree: Tree {
+                root_lists: true,
+                entries: Vec::with_capacity(MAX_ENTRIES),
+            },
+        }
+    }
+}
+
+/// [`decode`] into `input`, reusing its buffers and those in `spare` (the
+/// target decodes every input into the same ones: under ASan an allocation
+/// costs more than the rest of decoding an entry). False when `data` is
+/// empty (`input` is then left empty).
+pub fn decode_into(data: &[u8], input: &mut Input, spare: &mut Vec<PathBuf>) -> bool {
+    let entries = &mut input.tree.entries;
+    spare.extend(entries.drain(..).map(|(p, _)| p));
+    let Some((&ctl, mut rest)) = data.split_first() else {
+        return false;
+    };
+    // Directories by their index in `entries`.
+    let mut dirs = [0u8; MAX_ENTRIES];
+    let mut n_dirs = 0;
     while rest.len() >= 4 && entries.len() < MAX_ENTRIES {
         let (p, k, dec) = (rest[0], rest[1], rest[2]);
         let len = (rest[3] as usize % (MAX_NAME + 1)).min(rest.len() - 4);
         let stem = &rest[4..4 + len];
         rest = &rest[4 + len..];
-        // Directories by their index in `entries`.
         let parent = match p {
             0 => Path::new(""),
-            _ if dirs.is_empty() => Path::new(""),
-            _ => entries[dirs[(p as usize - 1) % dirs.len()]].0.as_path(),
+            _ if n_dirs == 0 => Path::new(""),
+            _ => entries[dirs[(p as usize - 1) % n_dirs] as usize]
+                .0
+                .as_path(),
         };
-        let path = path_of(parent, dec, stem);
+        let mut path = spare.pop().unwrap_or_default();
+        path_of(&mut path, parent, dec, stem);
         // Names hold no `/` and are never `.`: equal paths are equal bytes
         // (comparing `Path`s walks their components, a tenth of the time).
         if entries
             .iter()
             .any(|(q, _)| q.as_os_str() == path.as_os_str())
         {
+            spare.push(path);
             continue;
         }
         let ok = (k >> 2) & 7 != 7;
@@ -120,19 +155,17 @@ pub fn decode(data: &[u8]) -> Option<Input> {
             _ => Entry::Other,
         };
         if matches!(entry, Entry::Dir { .. }) {
-            dirs.push(entries.len());
+            dirs[n_dirs] = entries.len() as u8;
+            n_dirs += 1;
         }
         entries.push((path, entry));
     }
-    Some(Input {
-        root: PathBuf::from(ROOTS[(ctl >> 1) as usize % ROOTS.len()]),
-        skip_unreadable: ctl & 1 == 1,
-        materialize: crate::common::hash(data).is_multiple_of(MATERIALIZE_EVERY),
-        tree: Tree {
-            root_lists: ctl >> 4 != 0xf,
-            entries,
-        },
-    })
+    input.root.clear();
+    input.root.push(ROOTS[(ctl >> 1) as usize % ROOTS.len()]);
+    input.skip_unreadable = ctl & 1 == 1;
+    input.materialize = crate::common::hash(data).is_multiple_of(MATERIALIZE_EVERY);
+    input.tree.root_lists = ctl >> 4 != 0xf;
+    true
 }
 
 /// Bytes that [`decode`] reads back as `tree` (names cut to

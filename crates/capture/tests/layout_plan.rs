@@ -303,3 +303,58 @@ fn the_first_entry_of_a_path_counts_at_any_root() {
         assert_eq!(plan.read, [root.join("a.pages"), root.join("w/b.pages")]);
     }
 }
+
+#[test]
+fn a_workloads_files_are_in_the_byte_order_of_their_names_at_any_root() {
+    // Listed in no order; by bytes, upper case before lower case and a
+    // prefix before its extensions. A file whose parent is no entry, or a
+    // file, is never listed.
+    let names = [
+        "b.pages",
+        "ab.pages",
+        "B.pages",
+        "a.pages",
+        "a.pagesx.pages",
+    ];
+    let mut entries = vec![("w", Entry::Dir { lists: true })];
+    let listed: Vec<String> = names
+        .iter()
+        .flat_map(|n| [n.to_string(), format!("w/{n}")])
+        .collect();
+    entries.extend(listed.iter().map(|p| (p.as_str(), file(true))));
+    entries.extend([
+        ("x/c.pages", file(true)),
+        ("f", file(true)),
+        ("f/d.pages", file(true)),
+    ]);
+    let t = tree(&entries);
+    let order = [
+        "B.pages",
+        "a.pages",
+        "a.pagesx.pages",
+        "ab.pages",
+        "b.pages",
+    ];
+    for (root, name) in [
+        ("/c/fleet", "fleet"),
+        ("/c/fleet/", "fleet"),
+        ("/", "corpus"),
+        ("", "corpus"),
+    ] {
+        let root = Path::new(root);
+        let got: Vec<(String, Vec<PathBuf>)> = (t.plan(root, false).workloads.unwrap().into_iter())
+            .map(|w| (w.name, w.files))
+            .collect();
+        let want = vec![
+            (
+                name.to_string(),
+                order.iter().map(|n| root.join(n)).collect(),
+            ),
+            (
+                "w".to_string(),
+                order.iter().map(|n| root.join("w").join(n)).collect(),
+            ),
+        ];
+        assert_eq!(got, want, "root {}", root.display());
+    }
+}

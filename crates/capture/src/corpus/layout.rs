@@ -103,12 +103,13 @@ impl Corpus {
 /// it is UTF-8, else with each byte that is not part of valid UTF-8 written
 /// as `\xNN`, so two different names never become the same workload.
 pub fn workload_name(name: &std::ffi::OsStr) -> String {
+    use std::fmt::Write;
     use std::os::unix::ffi::OsStrExt;
-    let mut out = String::new();
+    let mut out = String::with_capacity(name.len());
     for chunk in name.as_bytes().utf8_chunks() {
         out.push_str(chunk.valid());
         for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
+            write!(out, "\\x{b:02x}").expect("a String takes any text");
         }
     }
     out

@@ -184,9 +184,17 @@ impl<V: View> Rule<'_, V> {
                 self.plan.skipped.push(p);
             }
         }
-        // Entries of one listing share their parent, so their bytes sort
-        // as their names do (as `Path`s, each comparison walks components).
-        entries.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
+        // Entries of one listing are `dir` joined with a name, so they sort
+        // as the bytes of their names do: compared past the shared part (as
+        // `Path`s each comparison walks components; as whole paths each
+        // `memcmp` reads the shared part again, which the fuzz target's
+        // interceptor makes costly).
+        let dir = dir.as_os_str().as_bytes();
+        let at = dir.len() + usize::from(!dir.is_empty() && !dir.ends_with(b"/"));
+        fn name(p: &Path, at: usize) -> &[u8] {
+            p.as_os_str().as_bytes().get(at..).unwrap_or_default()
+        }
+        entries.sort_by(|a, b| name(a, at).cmp(name(b, at)));
         Ok(entries)
     }
 
@@ -218,14 +226,17 @@ impl<V: View> Rule<'_, V> {
                     return Err(Error::io(&p, "cannot read", e));
                 }
             }
-            let page_file = raw || {
-                if !named {
+            let page_file = raw || self.view.is_snapshot(&p);
+            // A file not named as one was read for its magic. Only a path
+            // kept in both lists is cloned (most files are in neither).
+            match (named, page_file) {
+                (false, false) => self.plan.read.push(p),
+                (false, true) => {
                     self.plan.read.push(p.clone());
+                    files.push(p);
                 }
-                self.view.is_snapshot(&p)
-            };
-            if page_file {
-                files.push(p);
+                (true, true) => files.push(p),
+                (true, false) => {}
             }
         }
         Ok((files, others))
@@ -293,15 +304,19 @@ impl Tree {
             .collect();
         by_path.sort_by(|a, b| key(a.0).cmp(&key(b.0)));
         by_path.dedup_by(|later, first| later.0 == first.0);
-        // Each directory's children (first entries only), in listing order.
-        let mut children: Vec<(&[u8], usize)> = Vec::with_capacity(by_path.len());
+        // Each directory's children (first entries only), in listing order,
+        // by the directory's first entry. A child whose parent is no entry
+        // is never listed.
+        let mut children: Vec<(usize, usize)> = Vec::with_capacity(by_path.len());
         for &(_, i) in &by_path {
             let p = &self.entries[i].0;
             if let (Some(parent), Some(_)) = (p.parent(), p.file_name()) {
-                children.push((bytes(parent), i));
+                if let Some(d) = first_entry(&by_path, bytes(parent)) {
+                    children.push((d, i));
+                }
             }
         }
-        children.sort_unstable_by(|a, b| (key(a.0), a.1).cmp(&(key(b.0), b.1)));
+        children.sort_unstable();
         let mut view = TreeView {
             root,
             root_lists: self.root_lists,
@@ -320,6 +335,19 @@ fn key(path: &[u8]) -> (usize, &[u8]) {
     (path.len(), path)
 }
 
+/// The first entry at the relative path `rel` in `by_path` (sorted by
+/// [`key`]); [`ROOT`] for "".
+fn first_entry(by_path: &[(&[u8], usize)], rel: &[u8]) -> Option<usize> {
+    if rel.is_empty() {
+        return Some(ROOT);
+    }
+    let i = by_path.binary_search_by(|e| key(e.0).cmp(&key(rel))).ok()?;
+    Some(by_path[i].1)
+}
+
+/// The root directory in [`TreeView::children`], where entries are indexes.
+const ROOT: usize = usize::MAX;
+
 /// A [`Tree`] as a [`View`], at `root`, indexed by the bytes of relative
 /// paths in vectors sorted by [`key`] (no hashing, few allocations: the
 /// fuzz target plans two trees an input).
@@ -330,9 +358,9 @@ struct TreeView<'a> {
     entries: &'a [(PathBuf, Entry)],
     /// Each path and the index of its first entry, sorted by [`key`].
     by_path: Vec<(&'a [u8], usize)>,
-    /// Each first entry's parent and index, sorted by the parent's [`key`],
-    /// then the index (a parent's children in listing order).
-    children: Vec<(&'a [u8], usize)>,
+    /// Each first entry's parent (its first entry, or [`ROOT`]) and index,
+    /// sorted (a parent's children in listing order).
+    children: Vec<(usize, usize)>,
 }
 
 impl TreeView<'_> {
@@ -356,15 +384,17 @@ impl TreeView<'_> {
 
     /// The entry at the relative path `rel` ("" is the root).
     fn entry_at(&self, rel: &[u8]) -> Option<Entry> {
-        if rel.is_empty() {
-            return Some(Entry::Dir {
+        self.entry_of(first_entry(&self.by_path, rel)?)
+    }
+
+    /// The entry at index `i` of the tree, or the root.
+    fn entry_of(&self, i: usize) -> Option<Entry> {
+        match i {
+            ROOT => Some(Entry::Dir {
                 lists: self.root_lists,
-            });
+            }),
+            _ => Some(self.entries[i].1),
         }
-        let i = (self.by_path)
-            .binary_search_by(|e| key(e.0).cmp(&key(rel)))
-            .ok()?;
-        Some(self.entries[self.by_path[i].1].1)
     }
 }
 
@@ -386,14 +416,17 @@ impl View for TreeView<'_> {
         let Some(rel) = self.relative(dir) else {
             return Err(os_error(libc::ENOENT));
         };
-        match self.entry_at(rel) {
+        let Some(d) = first_entry(&self.by_path, rel) else {
+            return Err(os_error(libc::ENOENT));
+        };
+        match self.entry_of(d) {
             Some(Entry::Dir { lists: true }) => {}
             Some(Entry::Dir { lists: false }) => return Err(os_error(libc::EACCES)),
             Some(Entry::File { .. }) => return Err(os_error(libc::ENOTDIR)),
             Some(Entry::Other) | None => return Err(os_error(libc::ENOENT)),
         }
-        let from = self.children.partition_point(|c| key(c.0) < key(rel));
-        let to = from + self.children[from..].partition_point(|c| c.0 == rel);
+        let from = self.children.partition_point(|c| c.0 < d);
+        let to = from + self.children[from..].partition_point(|c| c.0 == d);
         Ok(self.children[from..to]
             .iter()
             .map(|c| join(self.root, &self.entries[c.1].0))
