@@ -312,44 +312,53 @@ pub fn with_table<R>(
 
 /// Keys a target has met, up to a cap; past it, the set starts over
 /// (what it has already checked, where a check gives the same answer
-/// every time).
-pub struct Seen<K> {
-    set: HashSet<K>,
+/// every time). A key is kept as a 64-bit fingerprint, not a copy: a
+/// copy outlives the run that made it, and libFuzzer runs an input again
+/// when its run allocated more than it freed (its leak check, on by
+/// default), so each new key cost a second run that returned at once
+/// and counted in exec/s like any other (FUZZING.md, eighth pass). A new
+/// key shares the fingerprint of one in the set with a chance of at most
+/// 2^-48, and is then not checked.
+pub struct Seen {
+    set: HashSet<u64>,
     cap: usize,
 }
 
-impl<K: std::hash::Hash + Eq> Seen<K> {
+impl Seen {
     pub fn new(cap: usize) -> Self {
         Seen {
-            set: HashSet::new(),
+            set: HashSet::with_capacity(cap),
             cap,
         }
     }
 
     /// True the first time `k` is met since the set last started over.
-    pub fn first_time(&mut self, k: K) -> bool {
+    pub fn first_time<K: std::hash::Hash + ?Sized>(&mut self, k: &K) -> bool {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
         if self.set.len() >= self.cap {
             self.set.clear();
         }
-        self.set.insert(k)
+        // SipHash with fixed keys: the same fingerprint in every process.
+        let fingerprint = BuildHasherDefault::<DefaultHasher>::default().hash_one(k);
+        self.set.insert(fingerprint)
     }
 }
 
 /// Tables [`once_per_table`] remembers; past this, it starts over.
 const ONCE_CAP: usize = 1 << 16;
 
-/// A table as [`select`] selects it, owned: fixed `index`, or the
-/// arbitrary table of these bytes.
-#[derive(Hash, PartialEq, Eq)]
-enum TableKey {
+/// A table as [`select`] selects it: fixed `index`, or the arbitrary
+/// table of these bytes.
+#[derive(Hash)]
+enum TableKey<'a> {
     Fixed(usize),
-    Arbitrary(Vec<u8>),
+    Arbitrary(&'a [u8]),
 }
 
 thread_local! {
     /// The tables [`once_per_table`] has run on, with the uncoded flag and
     /// the variant.
-    static ONCE: RefCell<Seen<(TableKey, bool, u8)>> = RefCell::new(Seen::new(ONCE_CAP));
+    static ONCE: RefCell<Seen> = RefCell::new(Seen::new(ONCE_CAP));
 }
 
 /// Runs `f` on the table the first byte of `data` selects (as
@@ -369,9 +378,9 @@ pub fn once_per_table(data: &[u8], allow_uncoded: bool, variant: u8, f: impl FnO
     };
     let key = match selection {
         Selection::Fixed(i) => TableKey::Fixed(i),
-        Selection::Arbitrary(bytes) => TableKey::Arbitrary(bytes.to_vec()),
+        Selection::Arbitrary(bytes) => TableKey::Arbitrary(bytes),
     };
-    if ONCE.with_borrow_mut(|seen| seen.first_time((key, uncoded, variant))) {
+    if ONCE.with_borrow_mut(|seen| seen.first_time(&(key, uncoded, variant))) {
         with_table(data, allow_uncoded, |c, _| f(&c.table));
     }
 }

@@ -21,7 +21,7 @@ thread_local! {
     /// Length sets already checked: the checks depend on the lengths
     /// alone, and most mutations change bytes past the 316th or give the
     /// same lengths mod 16, so they would check the same table again.
-    static SEEN: RefCell<common::Seen<Vec<u8>>> = RefCell::new(common::Seen::new(SEEN_CAP));
+    static SEEN: RefCell<common::Seen> = RefCell::new(common::Seen::new(SEEN_CAP));
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .map(|&b| if b >= 0xf0 { b } else { b % 16 })
         .collect();
-    if !SEEN.with_borrow_mut(|seen| seen.first_time(lens.clone())) {
+    if !SEEN.with_borrow_mut(|seen| seen.first_time(&lens)) {
         return;
     }
     let (ll, d) = lens.split_at(286);
