@@ -155,15 +155,15 @@ fn name_of(n: &OsStr) -> String {
 }
 
 /// Whether `full` is `root` joined with the relative path `rel`, as
-/// [`Path::join`] joins them (a separator unless `root` ends in one), by
-/// bytes.
+/// [`Path::join`] joins them (a separator unless `root` is empty or ends
+/// in one), by bytes.
 fn joined(root: &[u8], rel: &Path, full: &Path) -> bool {
     let Some(rest) = full.as_os_str().as_bytes().strip_prefix(root) else {
         return false;
     };
     let rest = match root.last() {
-        Some(b'/') => Some(rest),
-        _ => rest.strip_prefix(b"/"),
+        Some(b'/') | None => Some(rest),
+        Some(_) => rest.strip_prefix(b"/"),
     };
     rest == Some(rel.as_os_str().as_bytes())
 }

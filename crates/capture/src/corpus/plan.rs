@@ -384,16 +384,16 @@ impl TreeView<'_> {
 
     /// The entry at the relative path `rel` ("" is the root).
     fn entry_at(&self, rel: &[u8]) -> Option<Entry> {
-        self.entry_of(first_entry(&self.by_path, rel)?)
+        first_entry(&self.by_path, rel).map(|i| self.entry_of(i))
     }
 
     /// The entry at index `i` of the tree, or the root.
-    fn entry_of(&self, i: usize) -> Option<Entry> {
+    fn entry_of(&self, i: usize) -> Entry {
         match i {
-            ROOT => Some(Entry::Dir {
+            ROOT => Entry::Dir {
                 lists: self.root_lists,
-            }),
-            _ => Some(self.entries[i].1),
+            },
+            _ => self.entries[i].1,
         }
     }
 }
@@ -420,10 +420,10 @@ impl View for TreeView<'_> {
             return Err(os_error(libc::ENOENT));
         };
         match self.entry_of(d) {
-            Some(Entry::Dir { lists: true }) => {}
-            Some(Entry::Dir { lists: false }) => return Err(os_error(libc::EACCES)),
-            Some(Entry::File { .. }) => return Err(os_error(libc::ENOTDIR)),
-            Some(Entry::Other) | None => return Err(os_error(libc::ENOENT)),
+            Entry::Dir { lists: true } => {}
+            Entry::Dir { lists: false } => return Err(os_error(libc::EACCES)),
+            Entry::File { .. } => return Err(os_error(libc::ENOTDIR)),
+            Entry::Other => return Err(os_error(libc::ENOENT)),
         }
         let from = self.children.partition_point(|c| c.0 < d);
         let to = from + self.children[from..].partition_point(|c| c.0 == d);
