@@ -44,11 +44,11 @@ fn entry<'a>(tree: &'a Tree, root: &Path, path: &Path) -> (&'a Path, Entry) {
     let rel = path
         .strip_prefix(root)
         .unwrap_or_else(|_| panic!("{} outside {}", path.display(), root.display()));
-    let bytes = rel.as_os_str().as_bytes();
+    let want = bytes(rel);
     let (p, e) = tree
         .entries
         .iter()
-        .find(|(p, _)| p.as_os_str().as_bytes() == bytes)
+        .find(|(p, _)| bytes(p) == want)
         .unwrap_or_else(|| panic!("{} is not in the tree", path.display()));
     (p, *e)
 }
@@ -100,13 +100,12 @@ fn model<'a>(tree: &'a Tree, root: &Path) -> Relative<'a> {
         .map(|(p, e)| (p.parent().unwrap(), p, *e))
         .collect();
     let children = |dir: &Path| {
-        let dir = dir.as_os_str().as_bytes();
         let mut v: Vec<(&'a PathBuf, Entry)> = visible
             .iter()
-            .filter(|(d, _, _)| d.as_os_str().as_bytes() == dir)
+            .filter(|(d, _, _)| bytes(d) == bytes(dir))
             .map(|&(_, p, e)| (p, e))
             .collect();
-        v.sort_by(|a, b| a.0.as_os_str().as_bytes().cmp(b.0.as_os_str().as_bytes()));
+        v.sort_by(|a, b| bytes(a.0).cmp(bytes(b.0)));
         v
     };
     let files = |dir: &Path| -> Vec<&'a Path> {
@@ -158,14 +157,14 @@ fn name_of(n: &OsStr) -> String {
 /// [`Path::join`] joins them (a separator unless `root` is empty or ends
 /// in one), by bytes.
 fn joined(root: &[u8], rel: &Path, full: &Path) -> bool {
-    let Some(rest) = full.as_os_str().as_bytes().strip_prefix(root) else {
+    let Some(rest) = bytes(full).strip_prefix(root) else {
         return false;
     };
     let rest = match root.last() {
         Some(b'/') | None => Some(rest),
         Some(_) => rest.strip_prefix(b"/"),
     };
-    rest == Some(rel.as_os_str().as_bytes())
+    rest == Some(bytes(rel))
 }
 
 fn check(tree: &mut Tree, root: &Path, skip: bool) -> Plan {
@@ -290,7 +289,7 @@ fn check(tree: &mut Tree, root: &Path, skip: bool) -> Plan {
     assert_eq!(got, borrowed(&again), "the listing order changed the plan");
     assert_eq!(plan.unreadable, again.unreadable);
     fn sorted(v: &[PathBuf]) -> Vec<&[u8]> {
-        let mut v: Vec<&[u8]> = v.iter().map(|p| p.as_os_str().as_bytes()).collect();
+        let mut v: Vec<&[u8]> = v.iter().map(|p| bytes(p)).collect();
         v.sort_unstable();
         v
     }
@@ -307,7 +306,7 @@ fn check(tree: &mut Tree, root: &Path, skip: bool) -> Plan {
         let same = match (&got, &want) {
             (Err(g), Err(w)) => g.contains(w.as_str()),
             (Ok(g), Ok(w)) => {
-                let root = root.as_os_str().as_bytes();
+                let root = bytes(root);
                 g.len() == w.len()
                     && g.iter().zip(w).all(|((gn, gf), (wn, wf))| {
                         gn == wn

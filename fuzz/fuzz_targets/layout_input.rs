@@ -112,7 +112,8 @@ impl Default for Input {
 /// [`decode`] into `input`, reusing its buffers and those in `spare` (the
 /// target decodes every input into the same ones: under ASan an allocation
 /// costs more than the rest of decoding an entry). False when `data` is
-/// empty (`input` is then left empty).
+/// empty: `input`'s tree then has no entries, and the rest of it is the
+/// last input's.
 pub fn decode_into(data: &[u8], input: &mut Input, spare: &mut Vec<PathBuf>) -> bool {
     let entries = &mut input.tree.entries;
     spare.extend(entries.drain(..).map(|(p, _)| p));

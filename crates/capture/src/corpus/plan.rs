@@ -190,7 +190,7 @@ impl<V: View> Rule<'_, V> {
         // `memcmp` reads the shared part again, which the fuzz target's
         // interceptor makes costly).
         let dir = dir.as_os_str().as_bytes();
-        let at = dir.len() + usize::from(!dir.is_empty() && !dir.ends_with(b"/"));
+        let at = dir.len() + usize::from(joins_with_separator(dir));
         fn name(p: &Path, at: usize) -> &[u8] {
             p.as_os_str().as_bytes().get(at..).unwrap_or_default()
         }
@@ -371,20 +371,21 @@ impl TreeView<'_> {
     fn relative<'p>(&self, path: &'p Path) -> Option<&'p [u8]> {
         let root = self.root.as_os_str().as_bytes();
         let rest = path.as_os_str().as_bytes().strip_prefix(root)?;
-        if rest.is_empty() || root.is_empty() || root.ends_with(b"/") {
+        if rest.is_empty() || !joins_with_separator(root) {
             return Some(rest);
         }
         rest.strip_prefix(b"/")
     }
 
-    /// The entry at `path` (the root is a directory), `None` when missing.
-    fn entry(&self, path: &Path) -> Option<Entry> {
-        self.entry_at(self.relative(path)?)
+    /// The index of the first entry at `path` ([`ROOT`] for the root),
+    /// `None` when missing.
+    fn index(&self, path: &Path) -> Option<usize> {
+        first_entry(&self.by_path, self.relative(path)?)
     }
 
-    /// The entry at the relative path `rel` ("" is the root).
-    fn entry_at(&self, rel: &[u8]) -> Option<Entry> {
-        first_entry(&self.by_path, rel).map(|i| self.entry_of(i))
+    /// The entry at `path` (the root is a directory), `None` when missing.
+    fn entry(&self, path: &Path) -> Option<Entry> {
+        self.index(path).map(|i| self.entry_of(i))
     }
 
     /// The entry at index `i` of the tree, or the root.
@@ -396,6 +397,12 @@ impl TreeView<'_> {
             _ => self.entries[i].1,
         }
     }
+}
+
+/// Whether [`Path::join`] puts a separator between `dir` and a name: unless
+/// `dir` is empty or ends in one.
+fn joins_with_separator(dir: &[u8]) -> bool {
+    !dir.is_empty() && !dir.ends_with(b"/")
 }
 
 /// `root.join(path)` in one allocation (`join` copies `root`, then grows
@@ -413,10 +420,7 @@ fn os_error(code: i32) -> io::Error {
 
 impl View for TreeView<'_> {
     fn list(&mut self, dir: &Path) -> io::Result<Vec<PathBuf>> {
-        let Some(rel) = self.relative(dir) else {
-            return Err(os_error(libc::ENOENT));
-        };
-        let Some(d) = first_entry(&self.by_path, rel) else {
+        let Some(d) = self.index(dir) else {
             return Err(os_error(libc::ENOENT));
         };
         match self.entry_of(d) {
