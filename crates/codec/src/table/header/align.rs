@@ -11,123 +11,190 @@ use crate::constants::{NUM_DIST, NUM_LITLEN};
 
 pub(super) const INF: u32 = u32::MAX;
 
-/// States one position's items reach, from its own: a run is at most 138
-/// lengths and kept in a byte, so `run * 8 + residue` indexes a window of
-/// 256 positions × 8 residues without a bounds check (each one a
-/// comparison a fuzzer build traces, in the search's innermost loop).
-const WINDOW: usize = 256 * 8;
+#[cfg(test)]
+#[path = "dp_reference.rs"]
+mod dp_reference;
+
+/// Positions one position's pushed items reach, from its own: a pushed
+/// run is at most 10 lengths, and `run & 15` indexes a window of 16
+/// positions without a bounds check.
+const WINDOW: usize = 16;
+
+/// A state's key: its cost (fewest bits) above [`KEY_SHIFT`] bits that say
+/// how the best path got there (the last item's start, the residue before
+/// it, and the literal length or which repeat code). Keys order paths as
+/// a push in order of position, residue and item meets them, so the
+/// smallest key is the best path a strict "cheaper replaces" keeps, and
+/// relaxing a state is a `min`: no branch and no comparison for a fuzzer
+/// build to trace.
+const KEY_SHIFT: u32 = 16;
+
+/// The cost of a state no path reaches: adding the bits of every item of
+/// a header stays below 2^48, so it neither wraps nor comes under it.
+const UNREACHED: u64 = 1 << 40;
+
+/// The key of the path that ends with the item starting at `i` in residue
+/// `r`, with `x` (the literal length, 0 for code 16, 1 for code 17 or 18)
+/// and no cost yet.
+fn how(i: usize, r: usize, x: u8) -> u64 {
+    (i as u64) << 7 | (r as u64) << 4 | u64::from(x)
+}
+
+/// The smaller of two keys. Keys are below 2^63, so the sign of their
+/// difference picks it: no comparison for a fuzzer build to trace in the
+/// search's innermost loop (a `min` compiles to one there).
+fn smaller(a: u64, b: u64) -> u64 {
+    let d = a.wrapping_sub(b);
+    b.wrapping_add(d & ((d as i64 >> 63) as u64))
+}
 
 /// For one code-length code: the fewest body bits (the run-length coded
 /// lengths, without BFINAL..the code-length code) in each residue mod 8, and
 /// how to get there. Segments are `[0, hlit)` and `[hlit, len)`: no item
 /// crosses `hlit`, and a repeat (16) never starts a segment.
 pub(super) struct Dp {
-    /// `cost[i * 8 + r]`: fewest bits coding `seq[..i]` with bits ≡ r (mod 8).
-    cost: Vec<u32>,
-    /// The last item on that best path and the residue before it.
-    back: Vec<(ClItem, u8)>,
+    /// `keys[i][r]`: fewest bits coding `seq[..i]` with bits ≡ r (mod 8),
+    /// and the last item on that path ([`KEY_SHIFT`]).
+    keys: Vec<[u64; 8]>,
     n: usize,
 }
 
 impl Dp {
     pub(super) fn run(seq: &[u8], hlit: usize, cl: &[u8; NUM_CODE_LEN_SYMBOLS]) -> Dp {
         let n = seq.len();
-        // Runs within the segment: equal lengths from i on, and lengths equal
-        // to seq[i - 1] from i on (0 at a segment start).
-        // (Arrays of the longest sequence, as in `aligned_code`.)
+        let (same, prev_run) = runs(seq, hlit);
+        let mut keys = Dp::states(n);
+        // Items of code 18 (11 to 138 zeros) all cost the same from a
+        // position, so the states they reach are pulled, not pushed: at
+        // position j, the smallest key of a state i in residue r whose
+        // zeros reach j, with 11 <= j - i <= 138, is the front of window r.
+        // It starts before every pushed item that ends at j (runs up to
+        // 10), so a push in order would have met it first.
+        let b18 = if cl[18] != 0 {
+            u64::from(cl[18]) + u64::from(extra_bits(18))
+        } else {
+            0
+        };
+        let mut windows = [const { Window::new() }; 8];
+        let mut items: Vec<(u64, u8, u8)> = Vec::with_capacity(1 + 4 + 8);
+        for j in 0..n {
+            if b18 != 0 {
+                Dp::pull_zero_runs(&mut windows, &same, seq, j, b18, &mut keys);
+            }
+            Dp::items_at(seq, j, &same, &prev_run, cl, &mut items);
+            Dp::push(j, &items, &mut keys);
+        }
+        if b18 != 0 {
+            Dp::pull_zero_runs(&mut windows, &same, seq, n, b18, &mut keys);
+        }
+        keys.truncate(n + 1);
+        Dp { keys, n }
+    }
+
+    /// Every state unreached, padded by a window past the last one (see
+    /// [`WINDOW`]), but position 0 in residue 0.
+    fn states(n: usize) -> Vec<[u64; 8]> {
         assert!(n <= NUM_LITLEN + NUM_DIST, "{n} lengths");
-        let mut same = [0usize; NUM_LITLEN + NUM_DIST + 1];
-        let mut prev_run = [0usize; NUM_LITLEN + NUM_DIST + 1];
-        for i in (0..n).rev() {
-            let seg_end = if i < hlit { hlit } else { n };
-            same[i] = if i + 1 < seg_end && seq[i + 1] == seq[i] {
-                same[i + 1] + 1
-            } else {
-                1
-            };
-            prev_run[i] = if i == 0 || i == hlit {
-                0
-            } else if seq[i] == seq[i - 1] {
-                same[i]
-            } else {
-                0
-            };
+        let mut keys = vec![[UNREACHED << KEY_SHIFT; 8]; n + 1 + WINDOW];
+        keys[0][0] = 0;
+        keys
+    }
+
+    /// The items but code 18 that can start at `i`: their bits (above
+    /// [`KEY_SHIFT`], with their `x` of [`how`]), bits mod 8 and runs. They
+    /// do not depend on the residue, so they are listed once per position,
+    /// not once per residue.
+    fn items_at(
+        seq: &[u8],
+        i: usize,
+        same: &[usize],
+        prev_run: &[usize],
+        cl: &[u8; NUM_CODE_LEN_SYMBOLS],
+        items: &mut Vec<(u64, u8, u8)>,
+    ) {
+        items.clear();
+        let v = seq[i];
+        let bits = cl[v as usize];
+        if bits != 0 {
+            items.push((u64::from(bits) << KEY_SHIFT | u64::from(v), bits % 8, 1));
         }
-        // Padded by a window past the last state (see [`WINDOW`]).
-        let states = (n + 1) * 8;
-        let mut cost = vec![INF; states + WINDOW];
-        let mut back = vec![
-            (
-                ClItem {
-                    symbol: 0,
-                    extra: 0
-                },
-                0u8
-            );
-            states + WINDOW
-        ];
-        cost[0] = 0;
-        // The items that can start at `i`, with their bits and runs: they
-        // do not depend on the residue, so they are listed once per
-        // position, not once per residue.
-        let mut items: Vec<(ClItem, u32, u8)> = Vec::with_capacity(1 + 4 + 8 + 128);
-        for i in 0..n {
-            items.clear();
-            let v = seq[i];
-            if cl[v as usize] != 0 {
-                let item = ClItem {
-                    symbol: v,
-                    extra: 0,
-                };
-                items.push((item, u32::from(cl[v as usize]), 1));
+        // Repeat codes: (symbol, its x, shortest run, longest run here).
+        let zeros = if v == 0 { same[i] } else { 0 };
+        for (symbol, x, max) in [(16u8, 0, prev_run[i].min(6)), (17, 1, zeros.min(10))] {
+            if cl[symbol as usize] == 0 {
+                continue;
             }
-            // Repeat codes: (symbol, shortest run, longest run here).
-            let zeros = if v == 0 { same[i] } else { 0 };
-            for (symbol, min, max) in [
-                (16u8, 3, prev_run[i].min(6)),
-                (17, 3, zeros.min(10)),
-                (18, 11, zeros.min(138)),
-            ] {
-                if cl[symbol as usize] == 0 {
-                    continue;
-                }
-                let bits = u32::from(cl[symbol as usize]) + extra_bits(symbol as usize);
-                for run in min..max + 1 {
-                    let extra = (run - min) as u8;
-                    items.push((ClItem { symbol, extra }, bits, run as u8));
-                }
+            let bits = cl[symbol as usize] + extra_bits(symbol as usize) as u8;
+            for run in 3..max + 1 {
+                items.push((u64::from(bits) << KEY_SHIFT | x, bits % 8, run as u8));
             }
-            // The states from `i` on, as a window an item's run (a byte)
-            // and residue index with no bounds check.
-            let cw: &mut [u32; WINDOW] = (&mut cost[i * 8..i * 8 + WINDOW])
-                .try_into()
-                .expect("padded");
-            let bw: &mut [(ClItem, u8); WINDOW] = (&mut back[i * 8..i * 8 + WINDOW])
-                .try_into()
-                .expect("padded");
-            for r in 0..8 {
-                let c = cw[r];
-                if c == INF {
-                    continue;
-                }
-                for &(item, bits, run) in &items {
-                    let k = run as usize * 8 + (r + bits as usize) % 8;
-                    if c + bits < cw[k] {
-                        cw[k] = c + bits;
-                        bw[k] = (item, r as u8);
-                    }
+        }
+    }
+
+    /// Relaxes the states `items` reach from position `i`'s.
+    fn push(i: usize, items: &[(u64, u8, u8)], keys: &mut [[u64; 8]]) {
+        // The positions from `i` on, as a window an item's run indexes
+        // with no bounds check.
+        let kw: &mut [[u64; 8]; WINDOW] = (&mut keys[i..i + WINDOW]).try_into().expect("padded");
+        let from: [u64; 8] =
+            std::array::from_fn(|r| (kw[0][r] >> KEY_SHIFT << KEY_SHIFT) + how(i, r, 0));
+        for &(add, bits, run) in items {
+            let to = &mut kw[(run & 15) as usize];
+            for (r, &f) in from.iter().enumerate() {
+                let k = (r + bits as usize) % 8;
+                // Keys stay far below 2^64: no overflow check to trace.
+                to[k] = smaller(to[k], f.wrapping_add(add));
+            }
+        }
+    }
+
+    /// Settles position `j`'s states with the code-18 items (`b18` bits
+    /// each) that end there: the window of each residue first takes
+    /// position j - 11 and drops the positions that no longer reach j.
+    fn pull_zero_runs(
+        windows: &mut [Window; 8],
+        same: &[usize],
+        seq: &[u8],
+        j: usize,
+        b18: u64,
+        keys: &mut [[u64; 8]],
+    ) {
+        if let Some(i) = j.checked_sub(11).filter(|&i| seq[i] == 0 && same[i] >= 11) {
+            for (r, w) in windows.iter_mut().enumerate() {
+                let cost = keys[i][r] >> KEY_SHIFT;
+                if cost < UNREACHED {
+                    w.push(i as u16, cost << KEY_SHIFT | how(i, r, 1));
                 }
             }
         }
-        cost.truncate(states);
-        back.truncate(states);
-        Dp { cost, back, n }
+        let to = &mut keys[j];
+        for (r, w) in windows.iter_mut().enumerate() {
+            if let Some(key) = w.front(|i| i + 138 >= j && i + same[i] >= j) {
+                let k = (r + b18 as usize) % 8;
+                to[k] = smaller(to[k], key + (b18 << KEY_SHIFT));
+            }
+        }
     }
 
     /// Fewest body bits ending in residue `r`, if reachable.
     pub(super) fn best(&self, r: usize) -> Option<u32> {
-        let c = self.cost[self.n * 8 + r];
-        (c != INF).then_some(c)
+        let c = self.keys[self.n][r] >> KEY_SHIFT;
+        (c < UNREACHED).then_some(c as u32)
+    }
+
+    /// The last item of the best path into position `j` in residue `r`
+    /// (reached) and the residue before it, from its key.
+    fn back(&self, j: usize, r: usize) -> (ClItem, usize) {
+        let key = self.keys[j][r];
+        let (i, r, x) = (key >> 7 & 511, key >> 4 & 7, (key & 15) as u8);
+        let run = j as u64 - i;
+        let (symbol, extra) = match run {
+            1 => (x, 0),
+            11.. => (18, run - 11),
+            _ => (16 + x, run - 3),
+        };
+        let extra = extra as u8;
+        (ClItem { symbol, extra }, r as usize)
     }
 
     /// The items of the best path ending in residue `r` (reachable), last
@@ -135,10 +202,10 @@ impl Dp {
     fn walk_back(&self, mut r: usize, mut f: impl FnMut(ClItem)) {
         let mut i = self.n;
         while i > 0 {
-            let (item, pr) = self.back[i * 8 + r];
+            let (item, pr) = self.back(i, r);
             f(item);
             i -= item.run();
-            r = pr as usize;
+            r = pr;
         }
     }
 
@@ -156,6 +223,75 @@ impl Dp {
         self.walk_back(r, |item| items.push(item));
         items.reverse();
         items
+    }
+}
+
+/// Runs within each segment (`[0, hlit)` and `[hlit, len)`): equal
+/// lengths from i on, and lengths equal to seq[i - 1] from i on (0 at a
+/// segment start). (Arrays of the longest sequence, as in `aligned_code`.)
+fn runs(seq: &[u8], hlit: usize) -> (Vec<usize>, Vec<usize>) {
+    let n = seq.len();
+    let mut same = vec![0usize; n + 1];
+    let mut prev_run = vec![0usize; n + 1];
+    for i in (0..n).rev() {
+        let seg_end = if i < hlit { hlit } else { n };
+        same[i] = if i + 1 < seg_end && seq[i + 1] == seq[i] {
+            same[i + 1] + 1
+        } else {
+            1
+        };
+        prev_run[i] = if i == 0 || i == hlit {
+            0
+        } else if seq[i] == seq[i - 1] {
+            same[i]
+        } else {
+            0
+        };
+    }
+    (same, prev_run)
+}
+
+/// A sliding-window minimum: positions and their keys in increasing
+/// position, keys rising from the front (a later position with a larger
+/// key is never the minimum while both are in). At most 128 positions are
+/// in a window (11 to 138 before j), so a ring of 256 indexed by a byte
+/// never overflows.
+struct Window {
+    ring: [(u16, u64); 256],
+    head: u8,
+    tail: u8,
+}
+
+impl Window {
+    const fn new() -> Window {
+        Window {
+            ring: [(0, 0); 256],
+            head: 0,
+            tail: 0,
+        }
+    }
+
+    /// Adds position `i` (after every position in) with `key`.
+    fn push(&mut self, i: u16, key: u64) {
+        while self.tail != self.head && self.ring[self.tail.wrapping_sub(1) as usize].1 > key {
+            self.tail = self.tail.wrapping_sub(1);
+        }
+        self.ring[self.tail as usize] = (i, key);
+        self.tail = self.tail.wrapping_add(1);
+    }
+
+    /// Drops front positions for which `live` is false, then gives the
+    /// front's key: the smallest. Positions not live are older than every
+    /// live one.
+    fn front(&mut self, live: impl Fn(usize) -> bool) -> Option<u64> {
+        while self.head != self.tail {
+            let (i, key) = self.ring[self.head as usize];
+            if live(i as usize) {
+                return Some(key);
+            }
+            self.head = self.head.wrapping_add(1);
+        }
+        None
     }
 }
 
@@ -221,8 +357,7 @@ pub(super) fn aligned_code(
     }
     let syms = &order[..m];
     let last_pos = syms.last()?.0;
-    const W: usize = (CL_KRAFT + 1) * 8;
-    let idx = |kraft: usize, r: usize| kraft * 8 + r;
+    const W: usize = CL_KRAFT + 1;
     // Costs after the first j used symbols; choice row j: the length given
     // to used symbol j - 1 on the best path into each state.
     let window = |s: usize| {
@@ -247,24 +382,29 @@ pub(super) fn aligned_code(
         fewest[j] = fewest[j + 1] + used[s] as usize * window(s).0 as usize;
     }
     let outside = 17 + 3 * (last_pos + 1).max(4) + extra;
-    // Only two rows of costs are live: `from` (after j symbols) and `to`,
-    // with the cheapest of each Kraft sum's 8 residues beside `from`.
-    let mut from = [INF; W];
-    let mut to = [INF; W];
+    // Headers found are whole bytes: one below the bound is at most the
+    // last multiple of 8 under it, so states that cannot end at or under
+    // that are pruned as well (`below` is one past it).
+    let below = bound.checked_sub(1)? / 8 * 8 + 1;
+    // rows[j * W + kraft][r]: the key of each state after the first j used
+    // symbols, its cost above 8 bits that hold the Kraft sum it came from
+    // (its smallest key is the first best a strict "cheaper replaces" in
+    // order of Kraft sum keeps, and the length given to symbol j - 1 is
+    // the Kraft share between them). INF: unreached. One allocation, so
+    // relaxing a state is a `min`, with no branch for a fuzzer to trace.
+    let mut rows = vec![[INF; 8]; (syms.len() + 1) * W];
+    rows[0][0] = 0;
     let mut from_min = [INF; CL_KRAFT + 1];
-    // choice[j * W..][state] (zeroed in one allocation).
-    let mut choice = vec![0u8; (syms.len() + 1) * W];
-    from[idx(0, 0)] = 0;
     from_min[0] = 0;
     for (j, &(_, s)) in syms.iter().enumerate() {
         let n = used[s] as u32;
         let (lo, hi) = window(s);
-        to.fill(INF);
-        let ch = &mut choice[(j + 1) * W..(j + 2) * W];
+        let (done, next) = rows.split_at_mut((j + 1) * W);
+        let (from, to) = (&done[j * W..], &mut next[..W]);
         let live = reach[j].min(CL_KRAFT.saturating_sub(need[j]));
         // A state costing `cap` or more cannot end below the bound (INF
         // states are at or above it too).
-        let cap = bound.saturating_sub(outside + fewest[j]).min(INF as usize) as u32;
+        let cap = below.saturating_sub(outside + fewest[j]).min(INF as usize) as u64;
         // For one target state and Kraft sum `kraft`, the length and the
         // residue it came from are fixed (each length adds its own Kraft
         // share), so visiting lengths before residues finds the same first
@@ -274,17 +414,17 @@ pub(super) fn aligned_code(
         for kraft in 0..live + 1 {
             // Most Kraft sums hold no state below the cap (five in six on
             // trained tables): one comparison skips them.
-            if from_min[kraft] >= cap {
+            if u64::from(from_min[kraft] >> 8) >= cap {
                 continue;
             }
-            // States at or above the cap are as good as unreachable.
+            // States at or above the cap are as good as unreachable; the
+            // rest come from this Kraft sum. (cost - cap wraps, setting the
+            // top bit, exactly when the cost is under the cap.)
+            let at = from[kraft];
             let row: [u32; 8] = std::array::from_fn(|k| {
-                let c = from[idx(kraft, k)];
-                if c < cap {
-                    c
-                } else {
-                    INF
-                }
+                let c = at[k];
+                let under = (u64::from(c >> 8).wrapping_sub(cap) >> 63) as u32;
+                (c >> 8 << 8 | kraft as u32) | under.wrapping_sub(1)
             });
             for len in lo..hi + 1 {
                 let nk = kraft + (CL_KRAFT >> len);
@@ -293,25 +433,20 @@ pub(super) fn aligned_code(
                 }
                 let add = n * len as u32;
                 let shift = add as usize % 8;
-                let at = idx(nk, 0)..idx(nk + 1, 0);
-                let (dst, dch) = (&mut to[at.clone()], &mut ch[at]);
+                let dst = &mut to[nk];
                 for k in 0..8 {
                     // Residue k is reached from residue k - add (mod 8);
                     // an unreachable one stays at INF.
-                    let c = row[(k + 8 - shift) % 8].saturating_add(add);
-                    if c < dst[k] {
-                        dst[k] = c;
-                        dch[k] = len;
-                    }
+                    let c = row[(k + 8 - shift) % 8].saturating_add(add << 8);
+                    dst[k] = dst[k].min(c);
                 }
             }
         }
-        std::mem::swap(&mut from, &mut to);
-        for (m, row) in from_min.iter_mut().zip(from.chunks_exact(8)) {
+        for (m, row) in from_min.iter_mut().zip(to.iter()) {
             *m = row.iter().fold(INF, |a, &c| a.min(c));
         }
     }
-    let fin = &from;
+    let fin = &rows[syms.len() * W..];
     // (total bits, hclen, Kraft sum of the used symbols, residue)
     let mut best: Option<(usize, usize, usize, usize)> = None;
     for hclen in (last_pos + 1).max(4)..NUM_CODE_LEN_SYMBOLS + 1 {
@@ -320,12 +455,12 @@ pub(super) fn aligned_code(
             .filter(|&&s| used[s] == 0)
             .count() as u32;
         let r = (8 - (17 + 3 * hclen + extra) % 8) % 8;
-        for kraft in 1..CL_KRAFT + 1 {
-            let c = fin[idx(kraft, r)];
+        for (kraft, at) in fin.iter().enumerate().skip(1) {
+            let c = at[r];
             if c == INF || ((CL_KRAFT - kraft) as u32).count_ones() > spare {
                 continue;
             }
-            let total = 17 + 3 * hclen + extra + c as usize;
+            let total = 17 + 3 * hclen + extra + (c >> 8) as usize;
             if best.is_none_or(|b| total < b.0) {
                 best = Some((total, hclen, kraft, r));
             }
@@ -346,9 +481,10 @@ pub(super) fn aligned_code(
     debug_assert_eq!(fill, 0);
     for j in (1..=syms.len()).rev() {
         let s = syms[j - 1].1;
-        let len = choice[j * W + idx(kraft, r)];
+        let before = (rows[j * W + kraft][r] & 0xff) as usize;
+        let len = MAX_CODE_LEN_CODE_LEN - (kraft - before).trailing_zeros() as u8;
         cl_lengths[s] = len;
-        kraft -= CL_KRAFT >> len;
+        kraft = before;
         r = (r + 8 - (used[s] as usize * len as usize) % 8) % 8;
     }
     debug_assert_eq!((kraft, r), (0, 0));
@@ -431,8 +567,10 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
                 }
             };
             // No code-length code does better than the Huffman code of the
-            // items with the smallest HCLEN: skip items that cannot win.
-            if searched[k].floor >= best_bits {
+            // items with the smallest HCLEN, and a header that wins is whole
+            // bytes, so at least the floor rounded up to a byte: skip items
+            // that cannot win.
+            if searched[k].floor.next_multiple_of(8) >= best_bits {
                 continue;
             }
             // Searched under the best so far: a code found below it is the
