@@ -2,298 +2,15 @@
 //! lengths (how runs split into repeat codes 16/17/18, which code-length
 //! code, HCLEN), the fewest bits that end on a byte boundary. Two exact
 //! searches alternate from the greedy encoding: a DP over run splits ×
-//! bits mod 8 for a fixed code-length code ([`Dp`]), and a search over
+//! bits mod 8 for a fixed code-length code ([`Dp`], in `dp.rs`), and a search over
 //! complete code-length codes × HCLEN for fixed runs ([`aligned_tree`]).
 //! Not proven optimal overall; it writes no bits (the parent emits them).
 
+use super::dp::Dp;
 use super::*;
-use crate::constants::{NUM_DIST, NUM_LITLEN};
 
+/// An unreached state of [`aligned_code`]'s DP.
 pub(super) const INF: u32 = u32::MAX;
-
-#[cfg(test)]
-#[path = "dp_reference.rs"]
-mod dp_reference;
-
-/// Positions one position's pushed items reach, from its own: a pushed
-/// run is at most 10 lengths, and `run & 15` indexes a window of 16
-/// positions without a bounds check.
-const WINDOW: usize = 16;
-
-/// A state's key: its cost (fewest bits) above [`KEY_SHIFT`] bits that say
-/// how the best path got there (the last item's start, the residue before
-/// it, and the literal length or which repeat code). Keys order paths as
-/// a push in order of position, residue and item meets them, so the
-/// smallest key is the best path a strict "cheaper replaces" keeps, and
-/// relaxing a state is a `min`: no branch and no comparison for a fuzzer
-/// build to trace.
-const KEY_SHIFT: u32 = 16;
-
-/// The cost of a state no path reaches: adding the bits of every item of
-/// a header stays below 2^48, so it neither wraps nor comes under it.
-const UNREACHED: u64 = 1 << 40;
-
-/// The key of the path that ends with the item starting at `i` in residue
-/// `r`, with `x` (the literal length, 0 for code 16, 1 for code 17 or 18)
-/// and no cost yet.
-fn how(i: usize, r: usize, x: u8) -> u64 {
-    (i as u64) << 7 | (r as u64) << 4 | u64::from(x)
-}
-
-/// The smaller of two keys. Keys are below 2^63, so the sign of their
-/// difference picks it: no comparison for a fuzzer build to trace in the
-/// search's innermost loop (a `min` compiles to one there).
-fn smaller(a: u64, b: u64) -> u64 {
-    let d = a.wrapping_sub(b);
-    b.wrapping_add(d & ((d as i64 >> 63) as u64))
-}
-
-/// For one code-length code: the fewest body bits (the run-length coded
-/// lengths, without BFINAL..the code-length code) in each residue mod 8, and
-/// how to get there. Segments are `[0, hlit)` and `[hlit, len)`: no item
-/// crosses `hlit`, and a repeat (16) never starts a segment.
-pub(super) struct Dp {
-    /// `keys[i][r]`: fewest bits coding `seq[..i]` with bits ≡ r (mod 8),
-    /// and the last item on that path ([`KEY_SHIFT`]).
-    keys: Vec<[u64; 8]>,
-    n: usize,
-}
-
-impl Dp {
-    pub(super) fn run(seq: &[u8], hlit: usize, cl: &[u8; NUM_CODE_LEN_SYMBOLS]) -> Dp {
-        let n = seq.len();
-        let (same, prev_run) = runs(seq, hlit);
-        let mut keys = Dp::states(n);
-        // Items of code 18 (11 to 138 zeros) all cost the same from a
-        // position, so the states they reach are pulled, not pushed: at
-        // position j, the smallest key of a state i in residue r whose
-        // zeros reach j, with 11 <= j - i <= 138, is the front of window r.
-        // It starts before every pushed item that ends at j (runs up to
-        // 10), so a push in order would have met it first.
-        let b18 = if cl[18] != 0 {
-            u64::from(cl[18]) + u64::from(extra_bits(18))
-        } else {
-            0
-        };
-        let mut windows = [const { Window::new() }; 8];
-        let mut items: Vec<(u64, u8, u8)> = Vec::with_capacity(1 + 4 + 8);
-        for j in 0..n {
-            if b18 != 0 {
-                Dp::pull_zero_runs(&mut windows, &same, seq, j, b18, &mut keys);
-            }
-            Dp::items_at(seq, j, &same, &prev_run, cl, &mut items);
-            Dp::push(j, &items, &mut keys);
-        }
-        if b18 != 0 {
-            Dp::pull_zero_runs(&mut windows, &same, seq, n, b18, &mut keys);
-        }
-        keys.truncate(n + 1);
-        Dp { keys, n }
-    }
-
-    /// Every state unreached, padded by a window past the last one (see
-    /// [`WINDOW`]), but position 0 in residue 0.
-    fn states(n: usize) -> Vec<[u64; 8]> {
-        assert!(n <= NUM_LITLEN + NUM_DIST, "{n} lengths");
-        let mut keys = vec![[UNREACHED << KEY_SHIFT; 8]; n + 1 + WINDOW];
-        keys[0][0] = 0;
-        keys
-    }
-
-    /// The items but code 18 that can start at `i`: their bits (above
-    /// [`KEY_SHIFT`], with their `x` of [`how`]), bits mod 8 and runs. They
-    /// do not depend on the residue, so they are listed once per position,
-    /// not once per residue.
-    fn items_at(
-        seq: &[u8],
-        i: usize,
-        same: &[usize],
-        prev_run: &[usize],
-        cl: &[u8; NUM_CODE_LEN_SYMBOLS],
-        items: &mut Vec<(u64, u8, u8)>,
-    ) {
-        items.clear();
-        let v = seq[i];
-        let bits = cl[v as usize];
-        if bits != 0 {
-            items.push((u64::from(bits) << KEY_SHIFT | u64::from(v), bits % 8, 1));
-        }
-        // Repeat codes: (symbol, its x, shortest run, longest run here).
-        let zeros = if v == 0 { same[i] } else { 0 };
-        for (symbol, x, max) in [(16u8, 0, prev_run[i].min(6)), (17, 1, zeros.min(10))] {
-            if cl[symbol as usize] == 0 {
-                continue;
-            }
-            let bits = cl[symbol as usize] + extra_bits(symbol as usize) as u8;
-            for run in 3..max + 1 {
-                items.push((u64::from(bits) << KEY_SHIFT | x, bits % 8, run as u8));
-            }
-        }
-    }
-
-    /// Relaxes the states `items` reach from position `i`'s.
-    fn push(i: usize, items: &[(u64, u8, u8)], keys: &mut [[u64; 8]]) {
-        // The positions from `i` on, as a window an item's run indexes
-        // with no bounds check.
-        let kw: &mut [[u64; 8]; WINDOW] = (&mut keys[i..i + WINDOW]).try_into().expect("padded");
-        let from: [u64; 8] =
-            std::array::from_fn(|r| (kw[0][r] >> KEY_SHIFT << KEY_SHIFT) + how(i, r, 0));
-        for &(add, bits, run) in items {
-            let to = &mut kw[(run & 15) as usize];
-            for (r, &f) in from.iter().enumerate() {
-                let k = (r + bits as usize) % 8;
-                // Keys stay far below 2^64: no overflow check to trace.
-                to[k] = smaller(to[k], f.wrapping_add(add));
-            }
-        }
-    }
-
-    /// Settles position `j`'s states with the code-18 items (`b18` bits
-    /// each) that end there: the window of each residue first takes
-    /// position j - 11 and drops the positions that no longer reach j.
-    fn pull_zero_runs(
-        windows: &mut [Window; 8],
-        same: &[usize],
-        seq: &[u8],
-        j: usize,
-        b18: u64,
-        keys: &mut [[u64; 8]],
-    ) {
-        if let Some(i) = j.checked_sub(11).filter(|&i| seq[i] == 0 && same[i] >= 11) {
-            for (r, w) in windows.iter_mut().enumerate() {
-                let cost = keys[i][r] >> KEY_SHIFT;
-                if cost < UNREACHED {
-                    w.push(i as u16, cost << KEY_SHIFT | how(i, r, 1));
-                }
-            }
-        }
-        let to = &mut keys[j];
-        for (r, w) in windows.iter_mut().enumerate() {
-            if let Some(key) = w.front(|i| i + 138 >= j && i + same[i] >= j) {
-                let k = (r + b18 as usize) % 8;
-                to[k] = smaller(to[k], key + (b18 << KEY_SHIFT));
-            }
-        }
-    }
-
-    /// Fewest body bits ending in residue `r`, if reachable.
-    pub(super) fn best(&self, r: usize) -> Option<u32> {
-        let c = self.keys[self.n][r] >> KEY_SHIFT;
-        (c < UNREACHED).then_some(c as u32)
-    }
-
-    /// The last item of the best path into position `j` in residue `r`
-    /// (reached) and the residue before it, from its key.
-    fn back(&self, j: usize, r: usize) -> (ClItem, usize) {
-        let key = self.keys[j][r];
-        let (i, r, x) = (key >> 7 & 511, key >> 4 & 7, (key & 15) as u8);
-        let run = j as u64 - i;
-        let (symbol, extra) = match run {
-            1 => (x, 0),
-            11.. => (18, run - 11),
-            _ => (16 + x, run - 3),
-        };
-        let extra = extra as u8;
-        (ClItem { symbol, extra }, r as usize)
-    }
-
-    /// The items of the best path ending in residue `r` (reachable), last
-    /// first, to `f`.
-    fn walk_back(&self, mut r: usize, mut f: impl FnMut(ClItem)) {
-        let mut i = self.n;
-        while i > 0 {
-            let (item, pr) = self.back(i, r);
-            f(item);
-            i -= item.run();
-            r = pr;
-        }
-    }
-
-    /// How often the best path ending in residue `r` (reachable) uses each
-    /// code-length symbol: [`symbol_counts`] of [`Dp::items`], without them.
-    pub(super) fn counts(&self, r: usize) -> [u64; NUM_CODE_LEN_SYMBOLS] {
-        let mut used = [0u64; NUM_CODE_LEN_SYMBOLS];
-        self.walk_back(r, |item| used[item.symbol as usize] += 1);
-        used
-    }
-
-    /// The items of the best path ending in residue `r` (reachable).
-    pub(super) fn items(&self, r: usize) -> Vec<ClItem> {
-        let mut items = Vec::new();
-        self.walk_back(r, |item| items.push(item));
-        items.reverse();
-        items
-    }
-}
-
-/// Runs within each segment (`[0, hlit)` and `[hlit, len)`): equal
-/// lengths from i on, and lengths equal to seq[i - 1] from i on (0 at a
-/// segment start). (Arrays of the longest sequence, as in `aligned_code`.)
-fn runs(seq: &[u8], hlit: usize) -> (Vec<usize>, Vec<usize>) {
-    let n = seq.len();
-    let mut same = vec![0usize; n + 1];
-    let mut prev_run = vec![0usize; n + 1];
-    for i in (0..n).rev() {
-        let seg_end = if i < hlit { hlit } else { n };
-        same[i] = if i + 1 < seg_end && seq[i + 1] == seq[i] {
-            same[i + 1] + 1
-        } else {
-            1
-        };
-        prev_run[i] = if i == 0 || i == hlit {
-            0
-        } else if seq[i] == seq[i - 1] {
-            same[i]
-        } else {
-            0
-        };
-    }
-    (same, prev_run)
-}
-
-/// A sliding-window minimum: positions and their keys in increasing
-/// position, keys rising from the front (a later position with a larger
-/// key is never the minimum while both are in). At most 128 positions are
-/// in a window (11 to 138 before j), so a ring of 256 indexed by a byte
-/// never overflows.
-struct Window {
-    ring: [(u16, u64); 256],
-    head: u8,
-    tail: u8,
-}
-
-impl Window {
-    const fn new() -> Window {
-        Window {
-            ring: [(0, 0); 256],
-            head: 0,
-            tail: 0,
-        }
-    }
-
-    /// Adds position `i` (after every position in) with `key`.
-    fn push(&mut self, i: u16, key: u64) {
-        while self.tail != self.head && self.ring[self.tail.wrapping_sub(1) as usize].1 > key {
-            self.tail = self.tail.wrapping_sub(1);
-        }
-        self.ring[self.tail as usize] = (i, key);
-        self.tail = self.tail.wrapping_add(1);
-    }
-
-    /// Drops front positions for which `live` is false, then gives the
-    /// front's key: the smallest. Positions not live are older than every
-    /// live one.
-    fn front(&mut self, live: impl Fn(usize) -> bool) -> Option<u64> {
-        while self.head != self.tail {
-            let (i, key) = self.ring[self.head as usize];
-            if live(i as usize) {
-                return Some(key);
-            }
-            self.head = self.head.wrapping_add(1);
-        }
-        None
-    }
-}
 
 /// Rounds of alternating between the two searches below.
 pub(super) const ROUNDS: usize = 4;
@@ -320,6 +37,93 @@ pub(super) fn aligned_tree(items: &[ClItem], bound: usize) -> Option<Encoding> {
         cl_lengths,
         items: items.to_vec(),
     })
+}
+
+/// A lower bound on the header bits with items using each code-length
+/// symbol `used[s]` times and any code-length code: their length-limited
+/// Huffman code (optimal) and the HCLEN that just reaches the last symbol
+/// they use.
+pub(super) fn greedy_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
+    let hclen = CODE_LEN_ORDER
+        .iter()
+        .rposition(|&s| used[s] > 0)
+        .map_or(0, |p| p + 1)
+        .max(4);
+    let body = match huffman_bits(used) {
+        Some(bits) => bits,
+        None => body_bits_of(&cl_tree_of(*used), used),
+    };
+    17 + 3 * hclen + body
+}
+
+/// The body bits [`cl_tree_of`]'s code gives, without building it, when
+/// an unlimited Huffman code of two or more symbols is no deeper than 7
+/// bits: the length-limited optimum is then the unlimited one, whose bits
+/// are the sum of the merged weights (two queues over the sorted counts).
+/// The search asks this of every count vector its entropy does not rule
+/// out, and package-merge is several times the work.
+fn huffman_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> Option<usize> {
+    let mut leaves = [0u64; NUM_CODE_LEN_SYMBOLS];
+    let mut n = 0;
+    let mut extra = 0;
+    for (s, &c) in used.iter().enumerate() {
+        if c > 0 {
+            // Insertion sort, ascending.
+            let mut k = n;
+            while k > 0 && leaves[k - 1] > c {
+                leaves[k] = leaves[k - 1];
+                k -= 1;
+            }
+            leaves[k] = c;
+            n += 1;
+            extra += c as usize * extra_bits(s) as usize;
+        }
+    }
+    if n < 2 {
+        return None;
+    }
+    // Merged nodes, (weight, height), made in order of weight.
+    let mut nodes = [(0u64, 0u8); NUM_CODE_LEN_SYMBOLS];
+    let (mut leaf, mut head, mut made) = (0, 0, 0);
+    let mut bits = 0u64;
+    for _ in 1..n {
+        let mut take = || {
+            if leaf < n && (head == made || leaves[leaf] <= nodes[head].0) {
+                leaf += 1;
+                (leaves[leaf - 1], 0)
+            } else {
+                head += 1;
+                nodes[head - 1]
+            }
+        };
+        let (a, b) = (take(), take());
+        nodes[made] = (a.0 + b.0, a.1.max(b.1) + 1);
+        made += 1;
+        bits += a.0 + b.0;
+    }
+    (nodes[made - 1].1 <= MAX_CODE_LEN_CODE_LEN).then_some(bits as usize + extra)
+}
+
+/// A lower bound on [`greedy_bits`] that builds no code: the entropy of the
+/// symbols used (no prefix code codes them in fewer bits, nor a length-
+/// limited one), rounded down with room for rounding errors, plus the bits
+/// every code-length code spends alike (the smallest HCLEN, extra bits).
+pub(super) fn entropy_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
+    let n = used.iter().sum::<u64>() as f64;
+    let mut bits = 0f64;
+    let mut fixed = 0;
+    for (s, &c) in used.iter().enumerate() {
+        if c > 0 {
+            bits += c as f64 * (n / c as f64).log2();
+            fixed += c as usize * extra_bits(s) as usize;
+        }
+    }
+    let hclen = CODE_LEN_ORDER
+        .iter()
+        .rposition(|&s| used[s] > 0)
+        .map_or(0, |p| p + 1)
+        .max(4);
+    17 + 3 * hclen + fixed + (bits * (1.0 - 1e-9)) as usize
 }
 
 /// How many times `items` use each code-length symbol.
@@ -501,9 +305,12 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
     // Codings of different residues often use each symbol as often: search
     // each count vector once (its bound, then its aligned code, if needed).
     struct Searched {
+        /// A fingerprint of `used`, compared first: comparing the arrays
+        /// each time calls `memcmp`, which a fuzzer build intercepts.
+        print: u64,
         used: [u64; NUM_CODE_LEN_SYMBOLS],
-        /// [`greedy_bits`] of the items: no code does better.
-        floor: usize,
+        /// [`greedy_bits`] of the items, once asked: no code does better.
+        floor: Option<usize>,
         /// [`aligned_code`]'s answer, once asked.
         code: Option<Option<(usize, [u8; NUM_CODE_LEN_SYMBOLS])>>,
     }
@@ -514,9 +321,10 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
     // code-length code is the Huffman code of its items), so that search
     // finds the same best under its bits + 1, and skips what cannot beat
     // them (the search without a bound was half of the time).
-    let pad = (8 - start.bits() % 8) % 8 * 3 % 8;
+    let start_bits = start.bits();
+    let pad = (8 - start_bits % 8) % 8 * 3 % 8;
     let first_bound = if start.hclen + pad <= NUM_CODE_LEN_SYMBOLS {
-        start.bits() + 3 * pad + 1
+        start_bits + 3 * pad + 1
     } else {
         usize::MAX
     };
@@ -555,22 +363,34 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
             // The items' symbol counts decide everything below; the items
             // are built only for a header that wins.
             let used = dp.counts(r);
-            let k = match searched.iter().position(|e| e.used == used) {
+            let print = used
+                .iter()
+                .fold(0u64, |h, &c| (h ^ c).wrapping_mul(0x0000_0100_0000_01b3));
+            let k = match searched
+                .iter()
+                .position(|e| e.print == print && e.used == used)
+            {
                 Some(k) => k,
                 None => {
                     searched.push(Searched {
+                        print,
                         used,
-                        floor: greedy_bits(&used),
+                        floor: None,
                         code: None,
                     });
                     searched.len() - 1
                 }
             };
             // No code-length code does better than the Huffman code of the
-            // items with the smallest HCLEN, and a header that wins is whole
-            // bytes, so at least the floor rounded up to a byte: skip items
-            // that cannot win.
-            if searched[k].floor.next_multiple_of(8) >= best_bits {
+            // items with the smallest HCLEN, nor than their entropy, and a
+            // header that wins is whole bytes: skip items whose bound,
+            // rounded up to a byte, is not below the best. The entropy
+            // first: it builds no code (the Huffman bound is at least it,
+            // so it skips nothing the Huffman bound would not).
+            let loses = |bound: usize| bound.next_multiple_of(8) >= best_bits;
+            if loses(entropy_bits(&used))
+                || loses(*searched[k].floor.get_or_insert_with(|| greedy_bits(&used)))
+            {
                 continue;
             }
             // Searched under the best so far: a code found below it is the
@@ -599,4 +419,69 @@ pub(super) fn aligned(seq: &[u8], hlit: usize, start: &Encoding) -> Option<Encod
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn the_entropy_bound_is_never_above_the_huffman_one(
+            used in prop::collection::vec(
+                prop_oneof![Just(0u64), 1u64..5, 1u64..400],
+                NUM_CODE_LEN_SYMBOLS,
+            ),
+        ) {
+            let used: [u64; NUM_CODE_LEN_SYMBOLS] = used.try_into().expect("19");
+            prop_assume!(used.iter().any(|&c| c > 0));
+            let (low, floor) = (entropy_bits(&used), greedy_bits(&used));
+            prop_assert!(low <= floor, "{low} > {floor} for {used:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn huffman_bits_are_the_bits_of_the_code_length_code_built(
+            used in prop::collection::vec(
+                prop_oneof![Just(0u64), 1u64..3, 1u64..400, 1u64..1u64 << 20],
+                NUM_CODE_LEN_SYMBOLS,
+            ),
+        ) {
+            let used: [u64; NUM_CODE_LEN_SYMBOLS] = used.try_into().expect("19");
+            let built = body_bits_of(&cl_tree_of(used), &used);
+            match huffman_bits(&used) {
+                Some(bits) => prop_assert_eq!(bits, built, "{:?}", used),
+                // Fewer than two symbols, or a code deeper than 7: the
+                // bound then builds the code.
+                None => prop_assert_eq!(greedy_bits(&used) - 17 - 3 * min_hclen_of(&used), built),
+            }
+        }
+    }
+
+    fn min_hclen_of(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
+        let last = CODE_LEN_ORDER.iter().rposition(|&s| used[s] > 0);
+        last.map_or(0, |p| p + 1).max(4)
+    }
+
+    #[test]
+    fn huffman_bits_fall_back_for_deep_codes() {
+        // Counts doubling: a Huffman code 12 deep, so no answer here.
+        let used: [u64; NUM_CODE_LEN_SYMBOLS] = std::array::from_fn(|s| 1 << s.min(12));
+        assert_eq!(huffman_bits(&used), None);
+        let mut two = [0u64; NUM_CODE_LEN_SYMBOLS];
+        (two[3], two[17]) = (5, 9);
+        assert_eq!(huffman_bits(&two), Some(5 + 9 + 9 * 3));
+    }
+
+    #[test]
+    fn the_entropy_bound_meets_a_dyadic_code_within_a_bit() {
+        // Symbols 0, 8 and 9 used 2, 1 and 1 times: lengths 1, 2 and 2 are
+        // both the Huffman code and the entropy (4 bits).
+        let mut used = [0u64; NUM_CODE_LEN_SYMBOLS];
+        (used[0], used[8], used[9]) = (2, 1, 1);
+        let (low, floor) = (entropy_bits(&used), greedy_bits(&used));
+        assert!(low <= floor && floor - low <= 1, "{low} against {floor}");
+    }
 }

@@ -9,7 +9,8 @@
 //! byte-aligned search's result competes too (it is sometimes shorter still).
 //! Each step can only shorten the best; not proven optimal.
 
-use super::align::{aligned, Dp, ROUNDS};
+use super::align::{aligned, ROUNDS};
+use super::dp::Dp;
 use super::*;
 
 /// The fewest-bits encoding found for `seq` (HLIT lengths then HDIST).

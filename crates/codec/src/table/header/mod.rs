@@ -22,6 +22,7 @@ use crate::huffman::{canonical_codes, kraft_sum, limited_code_lengths, reverse_b
 use crate::table::KRAFT_COMPLETE;
 
 mod align;
+mod dp;
 mod fewest;
 use align::aligned;
 
@@ -254,20 +255,6 @@ fn body_bits_of(cl: &[u8; NUM_CODE_LEN_SYMBOLS], used: &[u64; NUM_CODE_LEN_SYMBO
         .sum()
 }
 
-/// A lower bound on the header bits with items using each code-length
-/// symbol `used[s]` times and any code-length code: their length-limited
-/// Huffman code (optimal) and the HCLEN that just reaches the last symbol
-/// they use.
-fn greedy_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
-    let cl = cl_tree_of(*used);
-    let hclen = CODE_LEN_ORDER
-        .iter()
-        .rposition(|&s| used[s] > 0)
-        .map_or(0, |p| p + 1)
-        .max(4);
-    17 + 3 * hclen + body_bits_of(&cl, used)
-}
-
 /// The greedy encoding: [`rle`] on each alphabet, the Huffman code of its
 /// symbols, the smallest HCLEN.
 fn greedy(seq: &[u8], hlit: usize) -> Encoding {
@@ -350,7 +337,8 @@ pub fn greedy_header_bits(lengths: &CodeLengths) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::align::{aligned_code, aligned_tree, symbol_counts, Dp};
+    use super::align::{aligned_code, aligned_tree, greedy_bits, symbol_counts};
+    use super::dp::Dp;
     use super::*;
 
     fn expand(items: &[ClItem]) -> Vec<u8> {

@@ -2,8 +2,12 @@
 //! (code 18's 128 runs included), kept as the reference [`Dp::run`] must
 //! match state for state: the same costs and the same back pointers.
 
+use super::super::align::symbol_counts;
 use super::*;
 use proptest::prelude::*;
+
+/// An unreached state.
+const INF: u32 = u32::MAX;
 
 /// Each state's fewest bits ([`INF`]: unreached), and the last item on
 /// that path with the residue before it.
@@ -121,7 +125,7 @@ proptest! {
 
 #[test]
 fn pulled_zero_runs_match_on_shipped_tables() {
-    let trained = include_str!("../../../../export/tests/golden/trained.table.json");
+    let trained = include_str!("../../../../../export/tests/golden/trained.table.json");
     let tables = [
         crate::Table::kernel_2024(),
         crate::Table::fixed(),
