@@ -2,8 +2,9 @@
 //! lengths (how runs split into repeat codes 16/17/18, which code-length
 //! code, HCLEN), the fewest bits that end on a byte boundary. Two exact
 //! searches alternate from the greedy encoding: a DP over run splits ×
-//! bits mod 8 for a fixed code-length code ([`Dp`], in `dp.rs`), and a search over
-//! complete code-length codes × HCLEN for fixed runs ([`aligned_tree`]).
+//! bits mod 8 for a fixed code-length code ([`Dp`], in `dp.rs`), and a
+//! search over complete code-length codes × HCLEN for fixed runs
+//! ([`aligned_tree`]).
 //! Not proven optimal overall; it writes no bits (the parent emits them).
 
 use super::dp::Dp;
@@ -44,16 +45,20 @@ pub(super) fn aligned_tree(items: &[ClItem], bound: usize) -> Option<Encoding> {
 /// Huffman code (optimal) and the HCLEN that just reaches the last symbol
 /// they use.
 pub(super) fn greedy_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
-    let hclen = CODE_LEN_ORDER
-        .iter()
-        .rposition(|&s| used[s] > 0)
-        .map_or(0, |p| p + 1)
-        .max(4);
     let body = match huffman_bits(used) {
         Some(bits) => bits,
         None => body_bits_of(&cl_tree_of(*used), used),
     };
-    17 + 3 * hclen + body
+    17 + 3 * used_hclen(used) + body
+}
+
+/// The smallest HCLEN that sends a length for every symbol `used`.
+fn used_hclen(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
+    CODE_LEN_ORDER
+        .iter()
+        .rposition(|&s| used[s] > 0)
+        .map_or(0, |p| p + 1)
+        .max(4)
 }
 
 /// The body bits [`cl_tree_of`]'s code gives, without building it, when
@@ -118,12 +123,7 @@ pub(super) fn entropy_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
             fixed += c as usize * extra_bits(s) as usize;
         }
     }
-    let hclen = CODE_LEN_ORDER
-        .iter()
-        .rposition(|&s| used[s] > 0)
-        .map_or(0, |p| p + 1)
-        .max(4);
-    17 + 3 * hclen + fixed + (bits * (1.0 - 1e-9)) as usize
+    17 + 3 * used_hclen(used) + fixed + (bits * (1.0 - 1e-9)) as usize
 }
 
 /// How many times `items` use each code-length symbol.
@@ -455,14 +455,9 @@ mod tests {
                 Some(bits) => prop_assert_eq!(bits, built, "{:?}", used),
                 // Fewer than two symbols, or a code deeper than 7: the
                 // bound then builds the code.
-                None => prop_assert_eq!(greedy_bits(&used) - 17 - 3 * min_hclen_of(&used), built),
+                None => prop_assert_eq!(greedy_bits(&used) - 17 - 3 * used_hclen(&used), built),
             }
         }
-    }
-
-    fn min_hclen_of(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
-        let last = CODE_LEN_ORDER.iter().rposition(|&s| used[s] > 0);
-        last.map_or(0, |p| p + 1).max(4)
     }
 
     #[test]

@@ -35,6 +35,16 @@ fn how(i: usize, r: usize, x: u8) -> u64 {
     (i as u64) << 7 | (r as u64) << 4 | u64::from(x)
 }
 
+/// What [`how`] put in a key: the item's start, the residue before it and
+/// its `x`.
+fn parts(key: u64) -> (usize, usize, u8) {
+    (
+        (key >> 7 & 511) as usize,
+        (key >> 4 & 7) as usize,
+        (key & 15) as u8,
+    )
+}
+
 /// The smaller of two keys. Keys are below 2^63, so the sign of their
 /// difference picks it: no comparison for a fuzzer build to trace in the
 /// search's innermost loop (a `min` compiles to one there).
@@ -191,14 +201,13 @@ impl Dp {
     /// (reached), from its key: its symbol, the position it starts at and
     /// the residue before it.
     fn last(&self, j: usize, r: usize) -> (u8, usize, usize) {
-        let key = self.keys[j][r];
-        let (i, x) = ((key >> 7 & 511) as usize, (key & 15) as u8);
+        let (i, pr, x) = parts(self.keys[j][r]);
         let symbol = match j - i {
             1 => x,
             11.. => 18,
             _ => 16 + x,
         };
-        (symbol, i, (key >> 4 & 7) as usize)
+        (symbol, i, pr)
     }
 
     /// [`Dp::last`] as an item, with the residue before it.
@@ -289,17 +298,10 @@ impl Window {
         }
     }
 
-    /// The position a key holds.
-    fn position(key: u64) -> usize {
-        (key >> 7 & 511) as usize
-    }
-
     /// Drops front positions for which `live` is false: the positions not
     /// live are older than every live one.
     fn drop_dead(&mut self, live: impl Fn(usize) -> bool) {
-        while self.head != self.tail
-            && !live(Window::position(self.ring[(self.head & 127) as usize]))
-        {
+        while self.head != self.tail && !live(parts(self.ring[(self.head & 127) as usize]).0) {
             self.head = self.head.wrapping_add(1);
         }
     }
