@@ -162,8 +162,12 @@ pub(super) fn aligned_code(
     let syms = &order[..m];
     let last_pos = syms.last()?.0;
     const W: usize = CL_KRAFT + 1;
-    // Costs after the first j used symbols; choice row j: the length given
-    // to used symbol j - 1 on the best path into each state.
+    // A header has at most 316 items, so every cost fits the 24 bits a
+    // key (below) gives it.
+    debug_assert!(
+        used.iter().sum::<u64>()
+            <= (crate::constants::NUM_LITLEN + crate::constants::NUM_DIST) as u64
+    );
     let window = |s: usize| {
         let h = huffman[s];
         let lo = h.saturating_sub(TREE_WINDOW).max(1);
