@@ -52,6 +52,14 @@ pub(super) fn greedy_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
     17 + 3 * used_hclen(used) + body
 }
 
+/// The extra bits of repeat codes used `used[s]` times: the same under
+/// every code-length code.
+fn extra_of(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
+    (16..NUM_CODE_LEN_SYMBOLS)
+        .map(|s| used[s] as usize * extra_bits(s) as usize)
+        .sum()
+}
+
 /// The smallest HCLEN that sends a length for every symbol `used`.
 fn used_hclen(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
     CODE_LEN_ORDER
@@ -70,8 +78,7 @@ fn used_hclen(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
 fn huffman_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> Option<usize> {
     let mut leaves = [0u64; NUM_CODE_LEN_SYMBOLS];
     let mut n = 0;
-    let mut extra = 0;
-    for (s, &c) in used.iter().enumerate() {
+    for &c in used {
         if c > 0 {
             // Insertion sort, ascending.
             let mut k = n;
@@ -81,7 +88,6 @@ fn huffman_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> Option<usize> {
             }
             leaves[k] = c;
             n += 1;
-            extra += c as usize * extra_bits(s) as usize;
         }
     }
     if n < 2 {
@@ -106,7 +112,7 @@ fn huffman_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> Option<usize> {
         made += 1;
         bits += a.0 + b.0;
     }
-    (nodes[made - 1].1 <= MAX_CODE_LEN_CODE_LEN).then_some(bits as usize + extra)
+    (nodes[made - 1].1 <= MAX_CODE_LEN_CODE_LEN).then_some(bits as usize + extra_of(used))
 }
 
 /// A lower bound on [`greedy_bits`] that builds no code: the entropy of the
@@ -116,14 +122,10 @@ fn huffman_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> Option<usize> {
 pub(super) fn entropy_bits(used: &[u64; NUM_CODE_LEN_SYMBOLS]) -> usize {
     let n = used.iter().sum::<u64>() as f64;
     let mut bits = 0f64;
-    let mut fixed = 0;
-    for (s, &c) in used.iter().enumerate() {
-        if c > 0 {
-            bits += c as f64 * (n / c as f64).log2();
-            fixed += c as usize * extra_bits(s) as usize;
-        }
+    for &c in used.iter().filter(|&&c| c > 0) {
+        bits += c as f64 * (n / c as f64).log2();
     }
-    17 + 3 * used_hclen(used) + fixed + (bits * (1.0 - 1e-9)) as usize
+    17 + 3 * used_hclen(used) + extra_of(used) + (bits * (1.0 - 1e-9)) as usize
 }
 
 /// How many times `items` use each code-length symbol.
@@ -144,9 +146,7 @@ pub(super) fn aligned_code(
     used: &[u64; NUM_CODE_LEN_SYMBOLS],
     bound: usize,
 ) -> Option<(usize, [u8; NUM_CODE_LEN_SYMBOLS])> {
-    let extra: usize = (16..NUM_CODE_LEN_SYMBOLS)
-        .map(|s| used[s] as usize * extra_bits(s) as usize)
-        .sum();
+    let extra = extra_of(used);
     let huffman = limited_code_lengths(used, MAX_CODE_LEN_CODE_LEN);
     // Used symbols in CODE_LEN_ORDER, with their order positions. Fixed
     // arrays here, not vectors: the search runs a few times a table, and
@@ -160,7 +160,9 @@ pub(super) fn aligned_code(
         }
     }
     let syms = &order[..m];
-    let last_pos = syms.last()?.0;
+    if syms.is_empty() {
+        return None;
+    }
     const W: usize = CL_KRAFT + 1;
     // A header has at most 316 items, so every cost fits the 24 bits a
     // key (below) gives it.
@@ -189,7 +191,7 @@ pub(super) fn aligned_code(
         need[j] = need[j + 1] + (CL_KRAFT >> window(s).1);
         fewest[j] = fewest[j + 1] + used[s] as usize * window(s).0 as usize;
     }
-    let outside = 17 + 3 * (last_pos + 1).max(4) + extra;
+    let outside = 17 + 3 * used_hclen(used) + extra;
     // Headers found are whole bytes: one below the bound is at most the
     // last multiple of 8 under it, so states that cannot end at or under
     // that are pruned as well (`below` is one past it).
@@ -257,7 +259,7 @@ pub(super) fn aligned_code(
     let fin = &rows[syms.len() * W..];
     // (total bits, hclen, Kraft sum of the used symbols, residue)
     let mut best: Option<(usize, usize, usize, usize)> = None;
-    for hclen in (last_pos + 1).max(4)..NUM_CODE_LEN_SYMBOLS + 1 {
+    for hclen in used_hclen(used)..NUM_CODE_LEN_SYMBOLS + 1 {
         let spare = CODE_LEN_ORDER[..hclen]
             .iter()
             .filter(|&&s| used[s] == 0)

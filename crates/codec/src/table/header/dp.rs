@@ -99,7 +99,6 @@ impl Dp {
     /// Every state unreached, padded by a window past the last one (see
     /// [`WINDOW`]), but position 0 in residue 0.
     fn states(n: usize) -> Vec<[u64; 8]> {
-        assert!(n <= NUM_LITLEN + NUM_DIST, "{n} lengths");
         let mut keys = vec![[UNREACHED << KEY_SHIFT; 8]; n + 1 + WINDOW];
         keys[0][0] = 0;
         keys
@@ -252,13 +251,18 @@ impl Dp {
     }
 }
 
+/// The longest sequence of lengths a header codes.
+const MAX_SEQ: usize = NUM_LITLEN + NUM_DIST;
+
 /// Runs within each segment (`[0, hlit)` and `[hlit, len)`): equal
 /// lengths from i on, and lengths equal to seq[i - 1] from i on (0 at a
-/// segment start).
-fn runs(seq: &[u8], hlit: usize) -> (Vec<usize>, Vec<usize>) {
+/// segment start). Arrays of the longest sequence, as the DP had them
+/// before it moved here: no allocation a run.
+fn runs(seq: &[u8], hlit: usize) -> ([usize; MAX_SEQ + 1], [usize; MAX_SEQ + 1]) {
     let n = seq.len();
-    let mut same = vec![0usize; n + 1];
-    let mut prev_run = vec![0usize; n + 1];
+    assert!(n <= MAX_SEQ, "{n} lengths");
+    let mut same = [0usize; MAX_SEQ + 1];
+    let mut prev_run = [0usize; MAX_SEQ + 1];
     for i in (0..n).rev() {
         let seg_end = if i < hlit { hlit } else { n };
         same[i] = if i + 1 < seg_end && seq[i + 1] == seq[i] {
