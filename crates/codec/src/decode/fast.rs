@@ -38,7 +38,7 @@ use super::table::{
 use super::ByteSink;
 use crate::bitio::BitReader;
 use crate::constants::{NUM_DIST_4K, WINDOW_SIZE};
-use crate::token::DIST_BASE;
+use crate::token::{dist_symbol, DIST_BASE};
 
 const LL_SIZE: usize = 1 << CANNED_LITLEN_ROOT_BITS;
 const D_SIZE: usize = 1 << CANNED_DIST_ROOT_BITS;
@@ -120,17 +120,21 @@ impl FastRoot {
             if entry_kind(de) != Kind::Base as u32 || entry_len(de) > avail {
                 continue;
             }
-            let Some(sym) = DIST_BASE[..NUM_DIST_4K]
-                .iter()
-                .position(|&b| u32::from(b) == entry_value(de))
-            else {
-                continue; // beyond the window: the reference loop reports it
+            // A base distance beyond the window (symbols 24 to 29): the
+            // reference loop reports it.
+            let Ok(base) = u16::try_from(entry_value(de)) else {
+                continue;
             };
+            if usize::from(base) > WINDOW_SIZE {
+                continue;
+            }
+            let sym = dist_symbol(base);
+            debug_assert_eq!(DIST_BASE[usize::from(sym)], base);
             *slot = (lbits + entry_bits(de))
                 | ((lbits + entry_len(de)) << 8)
                 | MATCH_BIT
                 | (length << 16)
-                | ((sym as u32) << 27);
+                | (u32::from(sym) << 27);
         }
         FastRoot(root)
     }

@@ -171,23 +171,27 @@ impl DecodeTable {
     /// Turns root entries whose literal code is followed, within the root
     /// bits, by another complete literal code into [`Kind::LiteralPair`]
     /// entries. Worth it for tables built once and used for many pages.
+    ///
+    /// In place, from the top index down: the second code's entry is at
+    /// `i >> l0`, below `i` (or `i` itself, at 0) for a code of `l0 >= 1`
+    /// bits, so it is read before any change reaches it.
     pub(crate) fn pack_literals(&mut self) {
         let root_bits = self.root_bits;
-        let plain = self.entries[..1 << root_bits].to_vec();
-        for (i, e) in self.entries[..1 << root_bits].iter_mut().enumerate() {
-            if entry_kind(*e) != Kind::Literal as u32 {
+        let root = &mut self.entries[..1 << root_bits];
+        for i in (0..root.len()).rev() {
+            let e = root[i];
+            if entry_kind(e) != Kind::Literal as u32 {
                 continue;
             }
-            let l0 = entry_len(*e);
-            let rest = i >> l0;
-            let e1 = plain[rest];
+            let l0 = entry_len(e);
+            let e1 = root[i >> l0];
             let l1 = entry_len(e1);
             if entry_kind(e1) == Kind::Literal as u32 && l0 + l1 <= root_bits {
-                *e = entry(
+                root[i] = entry(
                     l0 + l1,
                     Kind::LiteralPair,
                     0,
-                    entry_value(*e) | entry_value(e1) << 8,
+                    entry_value(e) | entry_value(e1) << 8,
                 );
             }
         }
@@ -216,5 +220,61 @@ impl DecodeTable {
         // Subtable offsets count from the start of the combined table.
         let idx = (bits >> self.root_bits) as usize & ((1 << entry_len(e)) - 1);
         self.entries[entry_value(e) as usize + idx]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::litlen_meaning;
+    use crate::huffman::limited_code_lengths;
+    use crate::rng::XorShift64;
+
+    /// `pack_literals` as first written: each entry's second code read from
+    /// a copy of the unpacked root.
+    fn pack_from_copy(t: &mut DecodeTable) {
+        let root_bits = t.root_bits;
+        let plain = t.entries[..1 << root_bits].to_vec();
+        for (i, e) in t.entries[..1 << root_bits].iter_mut().enumerate() {
+            let e1 = plain[i >> entry_len(*e)];
+            if entry_kind(*e) == Kind::Literal as u32
+                && entry_kind(e1) == Kind::Literal as u32
+                && entry_len(*e) + entry_len(e1) <= root_bits
+            {
+                let value = entry_value(*e) | entry_value(e1) << 8;
+                *e = entry(entry_len(*e) + entry_len(e1), Kind::LiteralPair, 0, value);
+            }
+        }
+    }
+
+    /// In place, the same entries as from a copy, on skewed random codes
+    /// (short literal codes, so that most root entries pair).
+    #[test]
+    fn packing_in_place_matches_packing_from_a_copy() {
+        let mut rng = XorShift64::new(3);
+        let mut pairs = 0;
+        for round in 0..40 {
+            let counts: Vec<u64> = (0..286)
+                .map(|s| {
+                    let skew = if s < 256 && s % 7 == round % 7 {
+                        1 << 20
+                    } else {
+                        1
+                    };
+                    skew * (1 + rng.next_u64() % 100)
+                })
+                .collect();
+            let lengths = limited_code_lengths(&counts, 9 + (round % 7) as u8);
+            let mut packed = DecodeTable::new(&lengths, CANNED_LITLEN_ROOT_BITS, litlen_meaning);
+            let mut reference = packed.clone();
+            packed.pack_literals();
+            pack_from_copy(&mut reference);
+            assert_eq!(packed.entries, reference.entries, "round {round}");
+            pairs += packed.entries[..1 << CANNED_LITLEN_ROOT_BITS]
+                .iter()
+                .filter(|&&e| entry_kind(e) == Kind::LiteralPair as u32)
+                .count();
+        }
+        assert!(pairs > 40 * 1000, "the codes pair: {pairs}");
     }
 }
