@@ -119,24 +119,26 @@ pub fn gather_pages<P: AsRef<[u8]> + Sync>(
     let settings = settings_for(model, pricing);
     let partials: Vec<Result<(SymbolCounts, u64, u64), TrainError>> = pages
         .par_chunks(TASK_PAGES)
-        .map(|task| {
-            let mut parser = Parser::new(model, pricing);
-            let mut counts = SymbolCounts::default();
-            let (mut parsed, mut same) = (0u64, 0u64);
-            for p in task {
-                let p = p.as_ref();
-                if !keep(p) {
-                    continue;
+        .map_init(
+            || Parser::new(model, pricing),
+            |parser, task| {
+                let mut counts = SymbolCounts::default();
+                let (mut parsed, mut same) = (0u64, 0u64);
+                for p in task {
+                    let p = p.as_ref();
+                    if !keep(p) {
+                        continue;
+                    }
+                    if same_filled(p).is_some() {
+                        same += 1;
+                        continue;
+                    }
+                    parser.count(p, &mut counts)?;
+                    parsed += 1;
                 }
-                if same_filled(p).is_some() {
-                    same += 1;
-                    continue;
-                }
-                parser.count(p, &mut counts)?;
-                parsed += 1;
-            }
-            Ok((counts, parsed, same))
-        })
+                Ok((counts, parsed, same))
+            },
+        )
         .collect();
     let mut h = Histogram::zero(settings);
     for partial in partials {

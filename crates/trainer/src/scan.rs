@@ -114,20 +114,23 @@ pub fn scan<S: PageSource + ?Sized>(
         type PagePart = (u64, Part, Option<SymbolCounts>);
         let per_page: Vec<Result<Option<PagePart>, TrainError>> = chunk
             .par_chunks(16)
-            .flat_map_iter(|task| {
-                let mut parser = Parser::new(model, None);
-                task.iter()
-                    .map(|p| {
-                        if same_filled(p).is_some() {
-                            return Ok(None);
-                        }
-                        let h = page_hash(split.seed, p);
-                        let mut c = SymbolCounts::default();
-                        parser.count(p, &mut c)?;
-                        Ok(Some((h, split.part_of_hash(h), Some(c))))
-                    })
-                    .collect::<Vec<_>>()
-            })
+            .map_init(
+                || Parser::new(model, None),
+                |parser, task| {
+                    task.iter()
+                        .map(|p| {
+                            if same_filled(p).is_some() {
+                                return Ok(None);
+                            }
+                            let h = page_hash(split.seed, p);
+                            let mut c = SymbolCounts::default();
+                            parser.count(p, &mut c)?;
+                            Ok(Some((h, split.part_of_hash(h), Some(c))))
+                        })
+                        .collect::<Vec<_>>()
+                },
+            )
+            .flatten_iter()
             .collect();
         for (page, r) in chunk.iter().zip(per_page) {
             let r = r?;
