@@ -198,6 +198,9 @@ def compress_page(
     (zswap then stores the page raw), InvalidInputError for bad arguments,
     TableError when the table cannot code every symbol a page may need (or,
     for format="deflate", has a non-standard header).
+
+    Each thread keeps the last encoder it made, so a loop of calls with the
+    same arguments builds it once (building one costs more than a page).
     """
 def decompress_page(
     data: _Page, *, table: Table | None = None, mode: _Mode = "canned", format: _Format = "iaa"
@@ -208,6 +211,9 @@ def decompress_page(
     Only canned IAA-format data needs `table`; everything else is standard
     raw deflate and is decoded without one (a given table is ignored).
     Raises DecompressError for malformed, truncated or over-long data.
+
+    Each thread keeps the last decoder it made, so a loop of calls with the
+    same table builds its decoding tables once.
     """
 def compressed_sizes(
     pages: _Pages,

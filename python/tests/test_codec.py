@@ -280,3 +280,52 @@ def test_threads_share_tables_safely(kernel_table):
     for t in threads:
         t.join()
     assert all(r == expect for r in results.values())
+
+
+def in_new_thread(fn, *args, **kw):
+    """fn(*args, **kw) on a thread of its own: it starts with no encoder or
+    decoder kept from an earlier call."""
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(fn(*args, **kw)))
+    t.start()
+    t.join()
+    return out[0]
+
+
+def test_calls_with_changing_arguments_match_first_calls(kernel_table):
+    # Each thread keeps its last encoder and decoder: calls whose arguments
+    # change from one to the next must give what a first call gives.
+    other = cannery.Table.fixed()
+    assert other != kernel_table
+    ps = [text_page(s) for s in range(3)] + [struct_page(s) for s in range(3)]
+    calls = []
+    for i, p in enumerate(ps * 3):
+        table = (kernel_table, other)[i % 2]
+        mode = MODES[i % 3]
+        kw = dict(table=table, mode=mode, level=LEVELS[(i // 2) % 3], format=FORMATS[(i // 3) % 2])
+        calls.append((p, kw))
+        calls.append((p, kw))  # the same arguments again: the kept encoder
+    for p, kw in calls:
+        got = cannery.compress_page(p, **kw)
+        assert got == in_new_thread(cannery.compress_page, p, **kw), kw
+        dkw = {k: kw[k] for k in ("table", "mode", "format")}
+        back = cannery.decompress_page(got, **dkw)
+        assert back == p
+        assert back == in_new_thread(cannery.decompress_page, got, **dkw)
+    # A stream made with one table does not decode as the other's after the
+    # decoder was kept for the first.
+    s = cannery.compress_page(ps[0], table=kernel_table)
+    assert cannery.decompress_page(s, table=kernel_table) == ps[0]
+    try:
+        wrong = cannery.decompress_page(s, table=other)
+    except cannery.DecompressError:
+        wrong = None
+    assert wrong != ps[0]
+    assert wrong == in_new_thread(lambda: _or_none(cannery.decompress_page, s, table=other))
+
+
+def _or_none(fn, *args, **kw):
+    try:
+        return fn(*args, **kw)
+    except cannery.DecompressError:
+        return None
